@@ -1,0 +1,103 @@
+# Nessie — build and test.
+#   make          build every binary into bin/ (nessie, nessie-gen, nessie-bench, ...)
+#   make test     install missing packages, build (plain and ASan+UBSan), run every test
+#   make run      the README's main job
+#   make deps     install missing Debian packages (.ci/install-deps)
+# Under CI=true warnings are errors.
+
+CC      ?= cc
+ifeq ($(origin CC),default)
+CC      := gcc
+endif
+OPT     ?= -O2
+CSTD    := -std=c11 -D_GNU_SOURCE
+WARN    := -Wall -Wextra -Wno-unused-parameter
+ifeq ($(CI),true)
+WARN    += -Werror
+endif
+
+# Libraries (Debian: libglpk-dev, coinor-libcbc-dev, libgraphviz-dev).
+PKGS      := cbc libgvc
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+LIBS      := -lglpk $(PKG_LIBS) -lm -fopenmp
+
+# SAN=1 builds the same tree with AddressSanitizer + UBSan into build/asan.
+ifeq ($(SAN),1)
+O       := build/asan
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+OPT     := -O1
+else
+O       := build/plain
+SANFLAGS :=
+endif
+B       := $(if $(filter 1,$(SAN)),$(O)/bin,bin)
+
+# Every .c under these folders is library code, except the mains listed below.
+LIBDIRS := compiler fusion runtime/host generators/lib
+MAINS   := compiler/driver/nessie.c generators/nessie-gen.c experiments/nessie-bench.c
+ALLSRC  := $(shell find $(LIBDIRS) -name '*.c' 2>/dev/null | sort)
+LIBSRC  := $(filter-out $(MAINS) compiler/driver/%,$(ALLSRC))
+DRVSRC  := $(wildcard compiler/driver/*.c)
+INCDIRS := $(sort $(dir $(shell find $(LIBDIRS) -name '*.h' 2>/dev/null)))
+CFLAGS  := $(CSTD) $(OPT) -g $(WARN) $(SANFLAGS) -fopenmp $(addprefix -I,$(INCDIRS)) $(PKG_CFLAGS) -MMD -MP
+LDFLAGS := $(SANFLAGS)
+
+LIBOBJ  := $(LIBSRC:%.c=$(O)/%.o)
+LIBA    := $(O)/libnessie.a
+UNITSRC := $(wildcard tests/unit/*.c)
+UNITBIN := $(UNITSRC:tests/unit/%.c=$(O)/tests/unit/%)
+
+BINS    := $(B)/nessie $(if $(wildcard generators/nessie-gen.c),$(B)/nessie-gen) \
+           $(if $(wildcard experiments/nessie-bench.c),$(B)/nessie-bench)
+
+.PHONY: all test run deps clean asan unit format
+all: $(BINS) $(UNITBIN)
+
+$(O)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(LIBA): $(LIBOBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/nessie: $(DRVSRC:%.c=$(O)/%.o) $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(B)/nessie-gen: $(O)/generators/nessie-gen.o $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(B)/nessie-bench: $(O)/experiments/nessie-bench.o $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(O)/tests/unit/%: $(O)/tests/unit/%.o $(LIBA)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+asan:
+	$(MAKE) SAN=1 all
+
+deps:
+	@bash .ci/install-deps
+
+# The test command of the README: both builds, then every suite against both.
+test: deps
+	$(MAKE) all
+	$(MAKE) SAN=1 all
+	@bash tests/run.sh bin build/asan/bin
+
+run: deps
+	$(MAKE) all
+	bin/nessie lcu check tests/lcu/dotprod.lcu
+	bin/nessie lcu run tests/lcu/dotprod.lcu '[1.0, 2.0, 3.0]' '[4.0, 5.0, 6.0]'
+
+format:
+	clang-format -i $$(find compiler fusion runtime generators experiments tests/unit -name '*.[ch]')
+
+clean:
+	rm -rf build bin
+
+-include $(shell find build -name '*.d' 2>/dev/null)

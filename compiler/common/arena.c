@@ -1,0 +1,123 @@
+/* arena.c — bump allocator for compiler phases, checked malloc, string buffers. */
+#include "nessie.h"
+
+typedef struct Chunk {
+  struct Chunk *next;
+  size_t used, cap;
+  _Alignas(16) unsigned char data[];
+} Chunk;
+
+struct NzArena {
+  Chunk *head;
+};
+
+void *nz_xmalloc(size_t n) {
+  void *p = malloc(n ? n : 1);
+  if (!p) nz_die("out of memory allocating %zu bytes", n);
+  return p;
+}
+
+void *nz_xcalloc(size_t n, size_t sz) {
+  void *p = calloc(n ? n : 1, sz ? sz : 1);
+  if (!p) nz_die("out of memory allocating %zu x %zu bytes", n, sz);
+  return p;
+}
+
+void *nz_xrealloc(void *p, size_t n) {
+  void *q = realloc(p, n ? n : 1);
+  if (!q) nz_die("out of memory reallocating %zu bytes", n);
+  return q;
+}
+
+char *nz_xstrdup(const char *s) {
+  size_t n = strlen(s);
+  char *p = nz_xmalloc(n + 1);
+  memcpy(p, s, n + 1);
+  return p;
+}
+
+NzArena *nz_arena_new(void) { return nz_xcalloc(1, sizeof(NzArena)); }
+
+void nz_arena_free(NzArena *a) {
+  if (!a) return;
+  for (Chunk *c = a->head, *next; c; c = next) {
+    next = c->next;
+    free(c);
+  }
+  free(a);
+}
+
+void *nz_alloc(NzArena *a, size_t n) {
+  n = (n + 15) & ~(size_t)15;
+  Chunk *c = a->head;
+  if (!c || c->cap - c->used < n) {
+    size_t cap = n > 60000 ? n : 64000;
+    c = nz_xmalloc(sizeof(Chunk) + cap);
+    c->used = 0;
+    c->cap = cap;
+    c->next = a->head;
+    a->head = c;
+  }
+  void *p = c->data + c->used;
+  c->used += n;
+  memset(p, 0, n);
+  return p;
+}
+
+char *nz_strndup(NzArena *a, const char *s, size_t n) {
+  char *p = nz_alloc(a, n + 1);
+  memcpy(p, s, n);
+  p[n] = 0;
+  return p;
+}
+
+char *nz_sprintf(NzArena *a, const char *fmt, ...) {
+  va_list ap, ap2;
+  va_start(ap, fmt);
+  va_copy(ap2, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *p = nz_alloc(a, (size_t)n + 1);
+  vsnprintf(p, (size_t)n + 1, fmt, ap2);
+  va_end(ap2);
+  return p;
+}
+
+static void buf_reserve(NzBuf *b, size_t extra) {
+  if (b->len + extra + 1 <= b->cap) return;
+  size_t cap = b->cap ? b->cap : 64;
+  while (cap < b->len + extra + 1) cap *= 2;
+  b->s = nz_xrealloc(b->s, cap);
+  b->cap = cap;
+}
+
+void nz_buf_putc(NzBuf *b, char c) {
+  buf_reserve(b, 1);
+  b->s[b->len++] = c;
+  b->s[b->len] = 0;
+}
+
+void nz_buf_puts(NzBuf *b, const char *s) {
+  size_t n = strlen(s);
+  buf_reserve(b, n);
+  memcpy(b->s + b->len, s, n + 1);
+  b->len += n;
+}
+
+void nz_buf_printf(NzBuf *b, const char *fmt, ...) {
+  va_list ap, ap2;
+  va_start(ap, fmt);
+  va_copy(ap2, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  buf_reserve(b, (size_t)n);
+  vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap2);
+  va_end(ap2);
+  b->len += (size_t)n;
+}
+
+void nz_buf_free(NzBuf *b) {
+  free(b->s);
+  b->s = NULL;
+  b->len = b->cap = 0;
+}

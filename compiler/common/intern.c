@@ -1,0 +1,60 @@
+/* intern.c — a global table of unique strings, so names compare with ==. */
+#include "nessie.h"
+
+typedef struct Str {
+  struct Str *next;
+  size_t len;
+  char s[];
+} Str;
+
+static Str **table;
+static size_t nbuckets, count;
+
+static uint64_t hash(const char *s, size_t n) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+  return h;
+}
+
+static void grow(void) {
+  size_t nb = nbuckets ? nbuckets * 2 : 1024;
+  Str **t = nz_xcalloc(nb, sizeof(Str *));
+  for (size_t i = 0; i < nbuckets; i++)
+    for (Str *e = table[i], *next; e; e = next) {
+      next = e->next;
+      size_t b = hash(e->s, e->len) & (nb - 1);
+      e->next = t[b];
+      t[b] = e;
+    }
+  free(table);
+  table = t;
+  nbuckets = nb;
+}
+
+const char *nz_intern(const char *s, size_t n) {
+  if (count >= nbuckets / 2) grow();
+  size_t b = hash(s, n) & (nbuckets - 1);
+  for (Str *e = table[b]; e; e = e->next)
+    if (e->len == n && memcmp(e->s, s, n) == 0) return e->s;
+  Str *e = nz_xmalloc(sizeof(Str) + n + 1);
+  e->len = n;
+  memcpy(e->s, s, n);
+  e->s[n] = 0;
+  e->next = table[b];
+  table[b] = e;
+  count++;
+  return e->s;
+}
+
+const char *nz_intern_cstr(const char *s) { return nz_intern(s, strlen(s)); }
+
+void nz_intern_free_all(void) {
+  for (size_t i = 0; i < nbuckets; i++)
+    for (Str *e = table[i], *next; e; e = next) {
+      next = e->next;
+      free(e);
+    }
+  free(table);
+  table = NULL;
+  nbuckets = count = 0;
+}

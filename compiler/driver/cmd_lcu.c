@@ -1,0 +1,144 @@
+/* cmd_lcu.c — `nessie lcu check|run|fuse FILE.lcu`: the λcu tools. */
+#include "driver.h"
+#include "lcu.h"
+
+static void lcu_usage(FILE *f) {
+  fputs("usage: nessie lcu check FILE.lcu\n"
+        "       nessie lcu run FILE.lcu [ARG...] [--random-inputs [--seed=S] [--max-len=N]]\n"
+        "       nessie lcu print FILE.lcu       print the canonical text form\n"
+        "ARGs are literals of main's parameter types: 7, 1.5, T, [1, 2], segdes[2, 0],\n"
+        "(1, [T, F]); see compiler/lcu/README.md.\n",
+        f);
+}
+
+/* Parses and checks FILE; NULL (after printing errors) on failure. */
+static LcuProgram *load(const char *path, NzSource **srcp) {
+  NzSource *src = nz_source_read(path);
+  *srcp = src;
+  if (!src) return NULL;
+  LcuProgram *p = lcu_parse(src);
+  if (!p) return NULL;
+  if (lcu_check(p) != 0) {
+    lcu_program_free(p);
+    return NULL;
+  }
+  return p;
+}
+
+static int parse_int_opt(const char *arg, const char *name, long long *out) {
+  size_t n = strlen(name);
+  if (strncmp(arg, name, n) || arg[n] != '=') return 0;
+  char *end;
+  *out = strtoll(arg + n + 1, &end, 10);
+  if (*end || end == arg + n + 1) return -1;
+  return 1;
+}
+
+int drv_cmd_lcu(int argc, char **argv) {
+  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+    lcu_usage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? NZ_EXIT_USAGE : NZ_EXIT_OK;
+  }
+  const char *sub = argv[1];
+  int is_run = !strcmp(sub, "run"), is_check = !strcmp(sub, "check"),
+      is_print = !strcmp(sub, "print");
+  if (!is_run && !is_check && !is_print) {
+    fprintf(stderr, "nessie lcu: unknown subcommand '%s'\n", sub);
+    lcu_usage(stderr);
+    return NZ_EXIT_USAGE;
+  }
+  const char *file = NULL;
+  const char **vals = nz_xcalloc((size_t)argc, sizeof(char *));
+  int nvals = 0, random_inputs = 0;
+  long long seed = 1, maxlen = 10;
+  for (int i = 2; i < argc; i++) {
+    const char *a = argv[i];
+    int r;
+    if (!strcmp(a, "--random-inputs")) {
+      random_inputs = 1;
+    } else if ((r = parse_int_opt(a, "--seed", &seed)) != 0 ||
+               (r = parse_int_opt(a, "--max-len", &maxlen)) != 0) {
+      if (r < 0 || maxlen < 0) {
+        fprintf(stderr, "nessie lcu: bad value in '%s'\n", a);
+        free(vals);
+        return NZ_EXIT_USAGE;
+      }
+    } else if (a[0] == '-' && a[1] == '-') {
+      fprintf(stderr, "nessie lcu: unknown option '%s'\n", a);
+      free(vals);
+      return NZ_EXIT_USAGE;
+    } else if (!file) {
+      file = a;
+    } else {
+      vals[nvals++] = a;
+    }
+  }
+  if (!file) {
+    fprintf(stderr, "nessie lcu %s: no input file\n", sub);
+    free(vals);
+    return NZ_EXIT_USAGE;
+  }
+  if (!is_run && (nvals || random_inputs)) {
+    fprintf(stderr, "nessie lcu %s: unexpected arguments after the file\n", sub);
+    free(vals);
+    return NZ_EXIT_USAGE;
+  }
+  NzSource *src;
+  LcuProgram *p = load(file, &src);
+  int rc = NZ_EXIT_OK;
+  if (!p) {
+    rc = NZ_EXIT_USER;
+  } else if (is_check) {
+    printf("%s: ok (%d kernels, %d functions)\n", file, p->nkernels, p->nfuncs);
+  } else if (is_print) {
+    NzBuf b = {0};
+    lcu_print_program(&b, p);
+    fputs(b.s ? b.s : "", stdout);
+    nz_buf_free(&b);
+  } else {
+    LcuFunc *m = lcu_main(p);
+    LcuValue *args = nz_xcalloc((size_t)(m->nparams ? m->nparams : 1), sizeof(LcuValue));
+    int nargs = 0;
+    if (random_inputs) {
+      if (nvals) {
+        fprintf(stderr, "nessie lcu run: give either arguments or --random-inputs, not both\n");
+        rc = NZ_EXIT_USAGE;
+      } else {
+        LcuRng rng = {(uint64_t)seed * 0x9E3779B97F4A7C15ull + 1, maxlen};
+        for (; nargs < m->nparams; nargs++) args[nargs] = lcu_value_random(&rng, m->params[nargs].ty);
+      }
+    } else if (nvals != m->nparams) {
+      fprintf(stderr, "nessie lcu run: main takes %d argument%s, %d given\n", m->nparams,
+              m->nparams == 1 ? "" : "s", nvals);
+      rc = NZ_EXIT_USAGE;
+    } else {
+      for (; nargs < nvals; nargs++) {
+        char what[64];
+        snprintf(what, sizeof what, "argument %d (%s)", nargs + 1, m->params[nargs].name);
+        if (lcu_value_parse(vals[nargs], m->params[nargs].ty, &args[nargs], what) != 0) {
+          rc = NZ_EXIT_USAGE;
+          break;
+        }
+      }
+    }
+    if (rc == NZ_EXIT_OK) {
+      LcuValue result;
+      if (lcu_run_main(p, nargs, args, &result) != 0) {
+        rc = NZ_EXIT_USER;
+      } else {
+        NzBuf b = {0};
+        lcu_value_print(&b, result);
+        printf("%s\n", b.s ? b.s : "");
+        nz_buf_free(&b);
+        lcu_value_release(result);
+      }
+    }
+    for (int i = 0; i < nargs; i++) lcu_value_release(args[i]);
+    free(args);
+  }
+  fflush(stdout);
+  lcu_program_free(p);
+  nz_source_free(src);
+  free(vals);
+  return rc;
+}

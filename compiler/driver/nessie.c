@@ -1,0 +1,34 @@
+/* nessie.c — the `nessie` driver: dispatches subcommands (DESIGN.md "Command lines"). */
+#include "driver.h"
+
+static void usage(FILE *f) {
+  fputs("usage: nessie COMMAND [ARGS]\n"
+        "  check  PROG.nesl                parse and typecheck; print each binding's type\n"
+        "  run    PROG.nesl [-e EXPR]      evaluate and print results like NESL\n"
+        "  lcu    check|run|fuse FILE.lcu  work on a λcu program (nessie lcu --help)\n",
+        f);
+}
+
+int main(int argc, char **argv) {
+  int rc;
+  if (argc < 2) {
+    usage(stderr);
+    return NZ_EXIT_USAGE;
+  }
+  const char *cmd = argv[1];
+  if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+    usage(stdout);
+    return NZ_EXIT_OK;
+  } else if (!strcmp(cmd, "lcu")) {
+    rc = drv_cmd_lcu(argc - 1, argv + 1);
+  } else if (!strcmp(cmd, "check") || !strcmp(cmd, "run") || !strcmp(cmd, "emit") ||
+             !strcmp(cmd, "build")) {
+    rc = drv_cmd_nesl(argc - 1, argv + 1);
+  } else {
+    fprintf(stderr, "nessie: unknown command '%s'\n", cmd);
+    usage(stderr);
+    rc = NZ_EXIT_USAGE;
+  }
+  nz_intern_free_all();
+  return rc;
+}

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# tests/run.sh BINDIR... — run every test suite against each build's binaries
+# (bin/ and the sanitizer build), ending with the line "N passed, N failed".
+#
+# Suites:
+#   unit     tests/unit/*.c, built next to each BINDIR's objects; a unit test
+#            prints "ok NAME" or "not ok NAME: why" per check (see tests/unit/unit.h).
+#   golden   tests/<suite>/*.<ext> with NAME.expected (stdout+stderr, exactly) and
+#            optional NAME.args (the command's arguments; {} is the file; default
+#            below) and NAME.exit (expected exit status, default 0).
+#   scripts  tests/sh/*.sh, run with NESSIE_BIN=BINDIR; exit 0 passes.
+# -v prints every test; TESTS=pattern limits to test paths matching the pattern.
+set -u
+cd "$(dirname "$0")/.."
+verbose=0
+[ "${1:-}" = "-v" ] && { verbose=1; shift; }
+[ $# -gt 0 ] || set -- bin
+pass=0
+fail=0
+failed=()
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+result() { # result OK|FAIL name [detail-file]
+  if [ "$1" = OK ]; then
+    pass=$((pass + 1))
+    [ $verbose = 1 ] && echo "  ok   $2"
+  else
+    fail=$((fail + 1))
+    failed+=("$2")
+    echo "  FAIL $2"
+    [ -n "${3:-}" ] && [ -s "$3" ] && head -n 40 "$3" | sed 's/^/       /'
+  fi
+  return 0
+}
+
+selected() { [ -z "${TESTS:-}" ] || [[ "$1" == *$TESTS* ]]; }
+
+# Golden suites: directory, extension, default arguments.
+golden_suites=(
+  "tests/lcu lcu lcu run {}"
+  "tests/nesl nesl run {}"
+)
+
+run_golden() { # bindir dir ext default-args...
+  local bindir=$1 dir=$2 ext=$3; shift 3
+  local default=("$@")
+  [ -d "$dir" ] || return 0
+  for f in "$dir"/*."$ext"; do
+    [ -e "$f" ] || continue
+    selected "$f" || continue
+    local base=${f%.*} name="[$bindir] $f"
+    if [ ! -f "$base.expected" ]; then
+      echo "missing $base.expected" >"$tmp/d"
+      result FAIL "$name" "$tmp/d"
+      continue
+    fi
+    local args=()
+    if [ -f "$base.args" ]; then
+      read -r -a args <"$base.args"
+    else
+      args=("${default[@]}")
+    fi
+    args=("${args[@]//\{\}/$f}")
+    local want_exit=0
+    [ -f "$base.exit" ] && want_exit=$(tr -d ' \n' <"$base.exit")
+    timeout 120 "$bindir/nessie" "${args[@]}" >"$tmp/out" 2>&1 </dev/null
+    local got=$?
+    if [ "$got" != "$want_exit" ]; then
+      { echo "exit status $got, expected $want_exit"; cat "$tmp/out"; } >"$tmp/d"
+      result FAIL "$name" "$tmp/d"
+    elif ! diff -u "$base.expected" "$tmp/out" >"$tmp/d"; then
+      result FAIL "$name" "$tmp/d"
+    else
+      result OK "$name"
+    fi
+  done
+}
+
+run_unit() { # bindir
+  local objdir
+  if [ "$1" = bin ]; then objdir=build/plain; else objdir=$(dirname "$1"); fi
+  for t in "$objdir"/tests/unit/*; do
+    [ -x "$t" ] && [ -f "$t" ] || continue
+    selected "$t" || continue
+    "$t" >"$tmp/u" 2>&1
+    local st=$?
+    while IFS= read -r line; do
+      case "$line" in
+        "ok "*) result OK "[$1] unit/$(basename "$t"): ${line#ok }" ;;
+        "not ok "*) echo "$line" >"$tmp/d"; result FAIL "[$1] unit/$(basename "$t"): ${line#not ok }" "$tmp/d" ;;
+      esac
+    done <"$tmp/u"
+    if [ $st != 0 ]; then
+      { echo "exit status $st"; tail -n 20 "$tmp/u"; } >"$tmp/d"
+      result FAIL "[$1] unit/$(basename "$t") (process)" "$tmp/d"
+    fi
+  done
+}
+
+run_scripts() { # bindir
+  for s in tests/sh/*.sh; do
+    [ -e "$s" ] || continue
+    selected "$s" || continue
+    NESSIE_BIN=$1 timeout 600 bash "$s" >"$tmp/s" 2>&1
+    if [ $? = 0 ]; then result OK "[$1] $s"; else result FAIL "[$1] $s" "$tmp/s"; fi
+  done
+}
+
+for bindir in "$@"; do
+  if [ ! -x "$bindir/nessie" ]; then
+    echo "no $bindir/nessie: build first (make all, make SAN=1 all)" >"$tmp/d"
+    result FAIL "[$bindir] build" "$tmp/d"
+    continue
+  fi
+  echo "== $bindir"
+  run_unit "$bindir"
+  for s in "${golden_suites[@]}"; do
+    # shellcheck disable=SC2086
+    run_golden "$bindir" $s
+  done
+  run_scripts "$bindir"
+done
+
+if [ $fail -gt 0 ]; then
+  echo "failed:"
+  printf '  %s\n' "${failed[@]}"
+fi
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
