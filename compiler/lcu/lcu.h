@@ -327,6 +327,11 @@ LcuValue lcu_value_int(int32_t v);
 LcuValue lcu_value_float(double v);
 LcuValue lcu_value_bool(int v);
 LcuValue lcu_value_char(unsigned char v);
+/* A tuple taking ownership of elems[0..n) (n == 1 returns elems[0]). Tuples
+ * are never shared, so lcu_value_retain refuses them; duplicate a value with
+ * lcu_value_copy (retains arrays and segdes, copies a tuple's block). */
+LcuValue lcu_value_tuple(int n, const LcuValue *elems);
+LcuValue lcu_value_copy(LcuValue v);
 /* Stable printed form (compiler/lcu/README.md): 3, -2.5, 1.0E-4, T, F, `a,
  * [1, 2], segdes[2, 0, 1], (1, [T, F]). */
 void lcu_value_print(NzBuf *b, LcuValue v);
