@@ -83,7 +83,7 @@ run_unit() { # bindir
   for t in "$objdir"/tests/unit/*; do
     [ -x "$t" ] && [ -f "$t" ] || continue
     selected "$t" || continue
-    "$t" >"$tmp/u" 2>&1
+    "$t" >"$tmp/u" 2>"$tmp/uerr"
     local st=$?
     while IFS= read -r line; do
       case "$line" in
@@ -92,7 +92,7 @@ run_unit() { # bindir
       esac
     done <"$tmp/u"
     if [ $st != 0 ]; then
-      { echo "exit status $st"; tail -n 20 "$tmp/u"; } >"$tmp/d"
+      { echo "exit status $st"; tail -n 20 "$tmp/u" "$tmp/uerr"; } >"$tmp/d"
       result FAIL "[$1] unit/$(basename "$t") (process)" "$tmp/d"
     fi
   done
