@@ -85,6 +85,7 @@ deps:
 
 # The test command of the README: both builds, then every suite against both.
 test: deps
+	@bash .ci/find-cuda >/dev/null && echo "CUDA toolkit: $$(bash .ci/find-cuda)" || bash .ci/find-cuda
 	$(MAKE) all
 	$(MAKE) SAN=1 all
 	@bash tests/run.sh bin build/asan/bin
