@@ -199,8 +199,10 @@ static const LcuType *check_prim(Ck *ck, LcuExpr *e, const LcuType **at) {
   const LcuPrimInfo *info = lcu_prim_info(e->prim);
   const char *what = info->sym ? "operator" : "primitive";
   const char *nm = info->sym ? info->sym : info->name;
-  if (ck->in_thunk && (info->flags & LPF_CPU))
+  if (ck->in_thunk && (info->flags & LPF_CPU)) {
     err(ck, e->loc, "primitive '%s' is CPU-only and cannot be used in a kernel", info->name);
+    return NULL;
+  }
   if (info->arity >= 0 && e->nargs != info->arity) {
     err(ck, e->loc, "%s '%s' takes %d %s, but %d %s given", what, nm, info->arity,
         plural(info->arity, "operand", "operands"), e->nargs, plural(e->nargs, "is", "are"));
@@ -430,35 +432,39 @@ static const LcuType *check_expr_kind(Ck *ck, LcuExpr *e, int array_ok) {
   case LE_CALL: {
     LcuFunc *f = lcu_find_func(ck->p, e->name);
     e->target = f;
-    if (ck->in_thunk)
+    if (ck->in_thunk) {
       err(ck, e->loc, "a kernel cannot call the CPU function '%s'", e->name);
-    else if (!f && lcu_find_kernel(ck->p, e->name))
+      f = NULL;
+    } else if (!f && lcu_find_kernel(ck->p, e->name)) {
       err(ck, e->loc, "'%s' is a kernel: invoke it with run %s(...)", e->name, e->name);
-    else if (!f)
+    } else if (!f) {
       err(ck, e->loc, "unknown function '%s'", e->name);
+    }
     if (f) {
       check_args(ck, e, f->params, f->nparams, "function", e->name);
-    } else {
-      for (int i = 0; i < e->nargs; i++) check_expr(ck, e->args[i], 1);
+      return f->ret;
     }
-    return f && !ck->in_thunk ? f->ret : NULL;
+    for (int i = 0; i < e->nargs; i++) check_expr(ck, e->args[i], 1);
+    return NULL;
   }
 
   case LE_RUN: {
     LcuKernel *k = lcu_find_kernel(ck->p, e->name);
     e->target = k;
-    if (ck->in_thunk)
+    if (ck->in_thunk) {
       err(ck, e->loc, "a kernel cannot run the kernel '%s'", e->name);
-    else if (!k && lcu_find_func(ck->p, e->name))
+      k = NULL;
+    } else if (!k && lcu_find_func(ck->p, e->name)) {
       err(ck, e->loc, "'%s' is a function, not a kernel: call it without run", e->name);
-    else if (!k)
+    } else if (!k) {
       err(ck, e->loc, "unknown kernel '%s'", e->name);
+    }
     if (k) {
       check_args(ck, e, k->params, k->nparams, "kernel", e->name);
-    } else {
-      for (int i = 0; i < e->nargs; i++) check_expr(ck, e->args[i], 1);
+      return k->ret;
     }
-    return k && !ck->in_thunk ? k->ret : NULL;
+    for (int i = 0; i < e->nargs; i++) check_expr(ck, e->args[i], 1);
+    return NULL;
   }
   }
   nz_die("lcu_check: expression kind %d", (int)e->kind);
@@ -552,7 +558,8 @@ static const LcuType *check_thunk(Ck *ck, LcuSoac *s, LcuThunk *t, const char *r
   if (nparams >= 0 && t->nparams != nparams) {
     const char *why = index ? (nparams == 0 ? "" : " (the index)")
                             : " (one per component of the values)";
-    err(ck, t->loc, "%s%s takes %d %s%s, but it has %d", sn, role, nparams,
+    const char *count = nparams ? nz_sprintf(ck->tmp, "%d", nparams) : "no";
+    err(ck, t->loc, "%s%s takes %s %s%s, but it has %d", sn, role, count,
         plural(nparams, "parameter", "parameters"), why, t->nparams);
   }
   check_distinct(ck, t->params, t->nparams, "the thunk's parameters");
@@ -591,19 +598,6 @@ static void check_soac(Ck *ck, LcuSoac *s) {
   }
   if (!reduces && s->nrops)
     err(ck, s->loc, "%s takes no reduction operators, but has %d", sn, s->nrops);
-  if (k == LS_ONCE) {
-    s->size.slot = -1;
-    if (s->size.kind != LZ_NONE) err(ck, or_loc(s->size.loc, s->loc), "ONCE takes no size");
-  } else {
-    check_size(ck, s, &s->size, seg, "the size");
-  }
-  s->outlen.slot = -1;
-  if (s->outlen.kind != LZ_NONE) {
-    if (k == LS_PERMUTE)
-      check_size(ck, s, &s->outlen, 0, "the output length");
-    else
-      err(ck, or_loc(s->outlen.loc, s->loc), "only PERMUTE takes an output length (into)");
-  }
 
   /* Thunks. */
   const LcuType *int_t = lcu_type_base(LT_INT);
@@ -631,6 +625,21 @@ static void check_soac(Ck *ck, LcuSoac *s) {
     }
   } else if (th1) {
     t2 = check_thunk(ck, s, th1, "'s extra thunk", -1, NULL, 1);
+  }
+
+  /* Sizes come after the thunks in the text, and so do their messages. */
+  if (k == LS_ONCE) {
+    s->size.slot = -1;
+    if (s->size.kind != LZ_NONE) err(ck, or_loc(s->size.loc, s->loc), "ONCE takes no size");
+  } else {
+    check_size(ck, s, &s->size, seg, "the size");
+  }
+  s->outlen.slot = -1;
+  if (s->outlen.kind != LZ_NONE) {
+    if (k == LS_PERMUTE)
+      check_size(ck, s, &s->outlen, 0, "the output length");
+    else
+      err(ck, or_loc(s->outlen.loc, s->loc), "only PERMUTE takes an output length (into)");
   }
 
   /* Reduction operators, one per component of the thunk's value. */
