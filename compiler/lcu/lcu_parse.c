@@ -3,6 +3,7 @@
  * "file:line:col: error: expected X, found Y". */
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 
 #include "lcu.h"
@@ -130,6 +131,10 @@ static Tok lex(Parser *ps) {
       ps->p++;
     t.kind = T_NAME;
     t.name = nz_intern(s, (size_t)(ps->p - s));
+    if (!strcmp(t.name, "inf") || !strcmp(t.name, "nan")) { /* float literals, e.g. fmax's identity */
+      t.kind = T_FLOAT;
+      t.fval = t.name[0] == 'i' ? HUGE_VAL : NAN;
+    }
   } else if (isdigit((unsigned char)c)) {
     while (ps->p < ps->end && isdigit((unsigned char)*ps->p)) ps->p++;
     int is_float = 0;
@@ -229,7 +234,7 @@ NZ_NORETURN static void expected(Parser *ps, const char *what) {
   fail_at(ps, ps->tok.loc, "expected %s, found %s", what, describe(ps, &ps->tok));
 }
 
-static const char *const keywords[] = {"kernel", "function", "let", "in",   "if",     "then",
+static const char *const keywords[] = {"inf", "nan", "kernel", "function", "let", "in",   "if",     "then",
                                        "else",   "run",      "return", "using", "into", "true",
                                        "false",  "bool",     "char", "int",   "float",  "segdes"};
 

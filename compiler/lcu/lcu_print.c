@@ -27,7 +27,7 @@ static int prec(const LcuExpr *e) {
   case LE_INT:
     return e->lit.i < 0 ? 6 : 7; /* -3 prints like a prefix minus */
   case LE_FLOAT:
-    return signbit(e->lit.f) ? 6 : 7;
+    return signbit(e->lit.f) && !isnan(e->lit.f) ? 6 : 7;
   default:
     return 7;
   }
@@ -37,11 +37,11 @@ static int prec(const LcuExpr *e) {
  * an exponent so it lexes as a float. */
 static void print_float_lit(NzBuf *b, double f) {
   if (isnan(f)) {
-    nz_buf_puts(b, "(0.0 / 0.0)");
+    nz_buf_puts(b, "nan");
     return;
   }
   if (isinf(f)) {
-    nz_buf_puts(b, f > 0 ? "(1.0 / 0.0)" : "(-1.0 / 0.0)");
+    nz_buf_puts(b, f > 0 ? "inf" : "-inf");
     return;
   }
   char buf[64];

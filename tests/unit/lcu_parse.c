@@ -20,7 +20,7 @@ static const char *roundtrip_src =
     "}\n"
     "\n"
     "function helper(x : int, y : float) -> (int, float) {\n"
-    "  (x / 2, sqrt(y) * 1e+20 - 0.5)\n"
+    "  (x / 2, sqrt(y) * 1e+20 - 0.5 + -inf * nan)\n"
     "}\n"
     "\n"
     "function main(xs : [int], n : int) -> int {\n"
