@@ -12,6 +12,14 @@
 #include <pthread.h>
 #include <setjmp.h>
 
+/* Kept out of eval so that eval's own frame, which deep λcu recursion
+ * multiplies, stays small. */
+#if defined(__GNUC__)
+#define NOINLINE __attribute__((noinline))
+#else
+#define NOINLINE
+#endif
+
 /* An unboxed scalar, or a borrowed array/segdes captured by a thunk. `p`
  * points at the components of a tuple-valued thunk local (see thunk_open). */
 typedef union Cell {
@@ -523,7 +531,7 @@ static void shrink(LcuArray *a, int64_t len) {
 
 enum { MAXC = 64 }; /* components of one thunk result handled on the C stack */
 
-static void run_soac(Interp *I, const LcuSoac *s, Frame *kf) {
+NOINLINE static void run_soac(Interp *I, const LcuSoac *s, Frame *kf) {
   int mark = I->scratch.n;
   TApp ta, tb;
   thunk_open(I, &ta, s->thunks[0], kf);
@@ -673,7 +681,7 @@ static void run_soac(Interp *I, const LcuSoac *s, Frame *kf) {
 
 /* Runs kernel k in frame kf (its parameters already bound); returns the
  * values named by `return`, a tuple when there are several. */
-static LcuValue run_kernel(Interp *I, const LcuKernel *k, Frame *kf) {
+NOINLINE static LcuValue run_kernel(Interp *I, const LcuKernel *k, Frame *kf) {
   for (int i = 0; i < k->nsoacs; i++) run_soac(I, &k->soacs[i], kf);
   if (k->nrets == 1) return lcu_value_copy(kf->v[k->rets[0].slot]);
   LcuValue *vals = nz_xmalloc(sizeof(LcuValue) * (size_t)(k->nrets ? k->nrets : 1));
@@ -694,7 +702,7 @@ static LcuValue temp_pop(Interp *I) {
 
 static LcuValue eval(Interp *I, const LcuExpr *e, Frame *f);
 
-static LcuValue eval_prim(Interp *I, const LcuExpr *e, Frame *f) {
+NOINLINE static LcuValue eval_prim(Interp *I, const LcuExpr *e, Frame *f) {
   switch (e->prim) {
   case LP_ANDALSO:
   case LP_ORELSE: {

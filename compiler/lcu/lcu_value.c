@@ -293,6 +293,7 @@ static int parse_int(Parser *ps, int32_t *out) {
   if (*s == '-' || *s == '+') s++;
   if (!(*s >= '0' && *s <= '9')) return fail(ps, "an int");
   while (*s >= '0' && *s <= '9') s++;
+  if (*s == '.' || *s == 'e' || *s == 'E') return fail(ps, "an int (no fraction or exponent)");
   char *end;
   long long v = strtoll(ps->p, &end, 10);
   if (end != s || v < INT32_MIN || v > INT32_MAX) return fail(ps, "an int in the 32-bit range");
