@@ -1,0 +1,265 @@
+/* fusion.h — the fusion engine (paper §8; transcription §7): a control region's
+ * dataflow graph of kernel invocations, the compatibility relations, a legality
+ * checker and a cost model that are independent of every scheduler, and the
+ * schedulers behind one table. Sections are named after the file implementing
+ * them. Prefix: fus_. The ILP model is derived in fusion/ILP.md. */
+#ifndef FUSION_H
+#define FUSION_H
+
+#include "lcu.h"
+
+/* ------------------------------------------------------------- graph.c */
+
+/* Iteration spaces are symbolic: two invocations with the same size id iterate
+ * over equally many elements; FUS_UNKNOWN means nothing is known (then the
+ * paper's shared-iterated-input proxy decides, see compat.c). */
+enum { FUS_UNKNOWN = -1 };
+
+typedef struct {
+  int var;  /* index into FusGraph.var */
+  int iter; /* read elementwise at the invocation's own index, i.e. it is an
+               iterated input: the array's length is the iteration space */
+} FusUse;
+
+/* One kernel invocation ⟨kernel SOAC, uses, defs⟩. Before fusion every kernel
+ * applies exactly one SOAC, so the SOAC kind stands for the kernel. */
+typedef struct {
+  const char *name; /* label (the kernel or a binder), for messages and DOT */
+  LcuSoacKind soac;
+  int size; /* iteration-space id or FUS_UNKNOWN; ignored for ONCE */
+  int nuses;
+  FusUse *uses; /* distinct variables */
+  int ndefs;
+  int *defs;
+} FusInv;
+
+typedef struct {
+  const char *name;
+  int is_array;   /* arrays are materialised and traversed; scalars are not counted */
+  int producer;   /* defining invocation, or -1 for an input of the region */
+  int live_out;   /* read after the region: must be materialised */
+  int nconsumers; /* distinct invocations using it, in increasing order */
+  int *consumers;
+} FusVar;
+
+/* Invocations are numbered in program order, which is a topological order of
+ * the dataflow: a variable's producer precedes its consumers (checked). */
+typedef struct FusGraph {
+  NzArena *arena;
+  int ninv, nvar, nsize;
+  FusInv *inv;
+  FusVar *var;
+  const char **size_names; /* nsize symbolic sizes, for printing */
+  int finished;
+  /* Derived by fus_graph_finish: bit matrices of ninv rows of `words` words. */
+  int words;
+  uint64_t *into; /* row i, bit j: i into j (direct data dependence) */
+  uint64_t *path; /* row i, bit j: a dataflow path of length >= 1 from i to j */
+  int capinv, capvar, capsize;
+} FusGraph;
+
+FusGraph *fus_graph_new(void);
+void fus_graph_free(FusGraph *g);
+/* A size id by name ("n", "#xs"); equal names give equal ids. */
+int fus_graph_size(FusGraph *g, const char *name);
+int fus_graph_var(FusGraph *g, const char *name, int is_array); /* existing or new */
+int fus_graph_find_var(const FusGraph *g, const char *name);    /* -1 if none */
+void fus_graph_live_out(FusGraph *g, int var);
+/* Adds an invocation defining `defs` (each defined once in a region). */
+int fus_graph_inv(FusGraph *g, const char *name, LcuSoacKind soac, int size, int nuses,
+                  const FusUse *uses, int ndefs, const int *defs);
+/* Computes consumers, into and its transitive closure. Returns 0, or -1 after
+ * printing why (a use before its definition). No change after finishing. */
+int fus_graph_finish(FusGraph *g);
+int fus_into(const FusGraph *g, int i, int j);
+int fus_path(const FusGraph *g, int i, int j);  /* i ⇝ j */
+int fus_indep(const FusGraph *g, int i, int j); /* no path either way, i != j */
+/* Does invocation i use variable v (and is the use iterated)? -1 if not used. */
+int fus_uses(const FusGraph *g, int i, int v);
+
+/* A small text form, for tests and experiments; one statement per line or ';':
+ *   NAME SOAC(SIZE): USE, USE... -> DEF, DEF...     SIZE is a name or '?'; ONCE has none
+ *   out VAR...                                       variables live out of the region
+ * A use written `a*` is iterated. Names starting with '$' are scalars, others
+ * arrays. Variables never defined are inputs of the region. '#' starts a comment.
+ *   "P MAP(n): x* -> A; C REDUCE(n): A* -> $s; out $s"
+ * Returns a finished graph, or NULL after printing "what: error: ..." on stderr. */
+FusGraph *fus_graph_parse(const char *text, const char *what);
+void fus_graph_print(NzBuf *b, const FusGraph *g); /* in the same text form */
+
+/* --------------------------------------------------------- partition.c */
+
+/* A partition of a region's invocations into fusion clusters: cl[i] is the
+ * cluster of invocation i. Canonical form numbers clusters 0..k-1 in order of
+ * their first member; fus_partition_canon rewrites cl so and returns k. */
+int fus_partition_canon(int n, int *cl);
+void fus_partition_print(NzBuf *b, const FusGraph *g, const int *cl); /* {P, C} {R} */
+
+/* ------------------------------------------------------------ compat.c */
+
+/* Vertical compatibility of SOAC kinds: can a `producer` flowing into a
+ * `consumer` be fused (table and extensions documented in compat.c). */
+int fus_soac_vcompat(LcuSoacKind producer, LcuSoacKind consumer);
+/* Does that vertical fusion combine the two elementwise (the consumer must then
+ * read each carried array at its own index), rather than after a barrier? */
+int fus_soac_elementwise(LcuSoacKind producer, LcuSoacKind consumer);
+/* Horizontal: the same SOAC. */
+int fus_soac_hcompat(LcuSoacKind a, LcuSoacKind b);
+/* Do i and j iterate over the same space: equal symbolic sizes, or (when a size
+ * is unknown) a shared iterated input, the paper's proxy. ONCE always does. */
+int fus_same_space(const FusGraph *g, int i, int j);
+/* For i into j: may they be fused vertically. why (may be NULL) gets a reason. */
+int fus_vcompat(const FusGraph *g, int i, int j, NzBuf *why);
+/* For independent i, j: may they be fused horizontally. */
+int fus_hcompat(const FusGraph *g, int i, int j, NzBuf *why);
+/* The pair rule the legality checker and every scheduler share: may i and j be
+ * in one cluster as far as the pair itself is concerned (into: vertical;
+ * independent: horizontal; connected only through others: yes, the middle
+ * invocations decide). */
+int fus_pair_ok(const FusGraph *g, int i, int j, NzBuf *why);
+
+/* ------------------------------------------------------------- legal.c */
+
+/* Is the partition legal: every fused pair passes fus_pair_ok and the graph
+ * contracted by the clusters is acyclic. Returns 1, or 0 with a reason in why. */
+int fus_legal(const FusGraph *g, const int *cl, NzBuf *why);
+/* For a legal partition: would merging clusters c1 and c2 keep it legal?
+ * O(pairs across the two clusters + edges). */
+int fus_legal_merge(const FusGraph *g, const int *cl, int c1, int c2, NzBuf *why);
+
+/* -------------------------------------------------------------- cost.c */
+
+/* The one cost model (DESIGN.md "Metrics"); the objective is lexicographic in
+ * kernels, then materialised arrays, then traversals (see cost.c). */
+typedef struct {
+  int kernels;    /* clusters */
+  int arrays;     /* arrays produced in the region that must be materialised */
+  int traversals; /* array reads; a read shared within a cluster counts once */
+  double objective;
+} FusCost;
+
+typedef struct {
+  double kernels, arrays, traversals;
+} FusWeights;
+
+void fus_cost(const FusGraph *g, const int *cl, FusCost *out);
+void fus_cost_before(const FusGraph *g, FusCost *out); /* the all-singleton partition */
+FusWeights fus_cost_weights(const FusGraph *g);
+
+/* ------------------------------------------------------------- sched.c */
+
+typedef enum { FUS_GLPK, FUS_CBC } FusSolver;
+
+typedef enum {
+  FUS_ST_OPTIMAL,  /* proven optimal (ilp, exhaustive) */
+  FUS_ST_FEASIBLE, /* time limit: the solver's best feasible schedule */
+  FUS_ST_FALLBACK, /* time limit without a feasible schedule: the greedy one */
+  FUS_ST_GREEDY,   /* a heuristic (none, greedy-*): nothing proven */
+} FusStatus;
+const char *fus_status_name(FusStatus s); /* optimal, feasible, time-limit fallback, greedy */
+
+typedef struct {
+  FusSolver solver;
+  double time_limit; /* seconds per solve; <= 0: none */
+  const char *dump_ilp; /* write each ILP instance here (CPLEX LP), or NULL */
+  int dump_seq;         /* instances dumped so far; the second gets FILE.1 etc. */
+} FusOptions;
+void fus_options_default(FusOptions *o); /* glpk, 10 s, no dump */
+
+typedef struct {
+  int n;
+  int *cl; /* canonical partition, malloc'ed */
+  FusStatus status;
+  double solve_seconds; /* scheduler wall time (the solver's part for ilp) */
+  double build_seconds; /* ilp: building the instance */
+  int nvars, nconstraints;
+  long nodes; /* branch-and-bound nodes where the solver reports them, else -1 */
+  double solver_objective; /* ilp: the solver's objective value */
+} FusSchedule;
+void fus_schedule_free(FusSchedule *s);
+
+/* A scheduler fills out->cl (n entries, any numbering) and the statistics it
+ * knows; returns 0, or -1 after printing an error (e.g. region too large). */
+typedef int (*FusSchedFn)(const FusGraph *g, FusOptions *opt, FusSchedule *out);
+typedef struct {
+  const char *name;
+  FusSchedFn run;
+  const char *help;
+} FusScheduler;
+extern const FusScheduler fus_schedulers[]; /* ends with {NULL} */
+const FusScheduler *fus_scheduler_find(const char *name);
+/* Runs a scheduler, canonicalises its partition and checks it with the legality
+ * checker (an illegal schedule is an internal error). */
+int fus_schedule(const FusGraph *g, const char *name, FusOptions *opt, FusSchedule *out);
+
+/* The schedulers (each in its own file, listed in sched.c's table). */
+int fus_sched_none(const FusGraph *g, FusOptions *opt, FusSchedule *out);        /* sched_none.c */
+int fus_sched_greedy_down(const FusGraph *g, FusOptions *opt, FusSchedule *out); /* sched_greedy.c */
+int fus_sched_greedy_up(const FusGraph *g, FusOptions *opt, FusSchedule *out);   /* sched_greedy.c */
+int fus_sched_ilp(const FusGraph *g, FusOptions *opt, FusSchedule *out);         /* sched_ilp.c */
+int fus_sched_exhaustive(const FusGraph *g, FusOptions *opt, FusSchedule *out);  /* exhaustive.c */
+
+/* -------------------------------------------------------- exhaustive.c */
+
+/* Enumerates every partition (restricted growth strings, pruned by the pair
+ * rule), keeps the legal ones, and returns the least cost; best gets a
+ * partition reaching it. nlegal (may be NULL) counts legal partitions. */
+enum { FUS_EXHAUSTIVE_MAX = 12 };
+double fus_exhaustive(const FusGraph *g, int *best, long *nlegal);
+
+/* --------------------------------------------------------------- ilp.c */
+
+/* A solver-independent 0/1-integer program: columns with bounds, kind and
+ * objective; rows `sum coef*col  sense  rhs` with sense 'L' (<=), 'G' (>=), 'E'. */
+typedef struct {
+  NzArena *arena;
+  int ncols, nrows, nnz;
+  const char **colname;
+  double *lb, *ub, *obj;
+  char *isint;
+  const char **rowname;
+  char *sense;
+  double *rhs;
+  int *rowstart; /* nrows + 1 */
+  int *idx;      /* nnz column indices */
+  double *val;
+  int capcols, caprows, capnnz;
+  /* Where the model's variables live (column index, -1 if absent). */
+  int n;     /* invocations */
+  int *ocol; /* o_i */
+} FusIlp;
+
+/* The reference formulation of paper §8 as corrected in fusion/ILP.md. */
+FusIlp *fus_ilp_build(const FusGraph *g);
+void fus_ilp_free(FusIlp *m);
+/* Clusters from equal o values of a solution vector. */
+void fus_ilp_recover(const FusIlp *m, const double *x, int *cl);
+
+/* ilp_glpk.c / ilp_cbc.c: solve; x (ncols) gets the best solution found. */
+typedef struct {
+  int has_solution; /* x holds an integer-feasible solution */
+  int optimal;      /* proven optimal */
+  int timed_out;
+  double objective;
+  long nodes; /* -1 if not reported */
+} FusIlpResult;
+int fus_ilp_solve_glpk(const FusIlp *m, double time_limit, double *x, FusIlpResult *r);
+int fus_ilp_solve_cbc(const FusIlp *m, double time_limit, double *x, FusIlpResult *r);
+/* Writes the instance in CPLEX LP format (through glp_write_lp). 0 or -1. */
+int fus_ilp_write_lp(const FusIlp *m, const char *path);
+
+/* ------------------------------------------------------------ random.c */
+
+/* A random region of n invocations for property tests: mixed SOACs, shared
+ * inputs, symbolic sizes from a small pool (some unknown), scalars between
+ * REDUCE/ONCE and the rest, random live-outs. Same seed, same graph. */
+FusGraph *fus_graph_random(uint64_t seed, int n);
+
+/* --------------------------------------------------------------- dot.c */
+
+/* Writes the region with its clusters (cl may be NULL: no fusion) as
+ * BASE.dot and renders BASE.svg (and BASE.png when png is set) with Graphviz.
+ * Returns 0, or -1 after printing why. */
+int fus_dot_write(const FusGraph *g, const int *cl, const char *title, const char *base, int png);
+
+#endif

@@ -1,0 +1,40 @@
+/* partition.c — fusion partitions (cl[i] = cluster of invocation i): the
+ * canonical numbering every scheduler's result is put into, and printing. */
+#include "fusion.h"
+
+int fus_partition_canon(int n, int *cl) {
+  /* Map ids to 0..k-1 by first appearance. Schedulers use ids in [0, n) or
+   * thereabouts, so a table indexed by id is enough; negative ids are a bug. */
+  int maxid = 0;
+  for (int i = 0; i < n; i++) {
+    if (cl[i] < 0) nz_die("fus_partition_canon: negative cluster id %d", cl[i]);
+    if (cl[i] > maxid) maxid = cl[i];
+  }
+  int *map = nz_xmalloc(sizeof(int) * ((size_t)maxid + 1));
+  for (int c = 0; c <= maxid; c++) map[c] = -1;
+  int k = 0;
+  for (int i = 0; i < n; i++) {
+    if (map[cl[i]] < 0) map[cl[i]] = k++;
+    cl[i] = map[cl[i]];
+  }
+  free(map);
+  return k;
+}
+
+void fus_partition_print(NzBuf *b, const FusGraph *g, const int *cl) {
+  int n = g->ninv;
+  int *c = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
+  memcpy(c, cl, sizeof(int) * (size_t)n);
+  int k = fus_partition_canon(n, c);
+  for (int x = 0; x < k; x++) {
+    nz_buf_puts(b, x ? " {" : "{");
+    int first = 1;
+    for (int i = 0; i < n; i++)
+      if (c[i] == x) {
+        nz_buf_printf(b, "%s%s", first ? "" : ", ", g->inv[i].name);
+        first = 0;
+      }
+    nz_buf_puts(b, "}");
+  }
+  free(c);
+}
