@@ -44,6 +44,9 @@ CFLAGS  := $(CSTD) $(OPT) -g $(WARN) $(SANFLAGS) -fopenmp $(addprefix -I,$(INCDI
 LDFLAGS := $(SANFLAGS)
 
 LIBOBJ  := $(LIBSRC:%.c=$(O)/%.o)
+# The NESL basis library (basis/*.nesl) is embedded into the binary as a generated C file.
+NESL_BASIS := $(sort $(wildcard basis/*.nesl))
+LIBOBJ  += $(O)/gen/nesl_basis.o
 LIBA    := $(O)/libnessie.a
 UNITSRC := $(wildcard tests/unit/*.c)
 UNITBIN := $(UNITSRC:tests/unit/%.c=$(O)/tests/unit/%)
@@ -56,6 +59,11 @@ all: $(BINS) $(UNITBIN)
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(O)/gen/nesl_basis.c: $(NESL_BASIS) compiler/nesl/embed.sh
+	bash compiler/nesl/embed.sh $@ $(NESL_BASIS)
+$(O)/gen/nesl_basis.o: $(O)/gen/nesl_basis.c
 	$(CC) $(CFLAGS) -c $< -o $@
 
 $(LIBA): $(LIBOBJ)

@@ -1,9 +1,151 @@
-/* cmd_nesl.c — `nessie check|run|emit|build PROG.nesl`: the NESL pipeline.
- * The front end lands with issue 5; until then these say so. */
+/* cmd_nesl.c — `nessie check|run PROG.nesl [-e EXPR]`: parse, typecheck and (for run)
+ * evaluate a NESL program form by form with the reference AST interpreter, printing
+ * results like NESL. `emit` and `build` belong to later stages of the pipeline. */
 #include "driver.h"
+#include "nesl.h"
+
+typedef struct {
+  bool run;
+  const char *file, *expr;
+  NlEnv *env;
+  int depth;
+} Job;
+
+static int process_source(Job *j, NzSource *src);
+
+static int process_file(Job *j, const char *path, NzLoc from) {
+  if (j->depth > 16) {
+    nz_error_at(from, "load nested too deeply");
+    return 0;
+  }
+  NzSource *src = nz_source_read(path);
+  if (!src) return 0;
+  nz_vec_push(j->env->sources, src);
+  j->depth++;
+  int ok = process_source(j, src);
+  j->depth--;
+  return ok;
+}
+
+static void print_check(NlDecl *d) {
+  NzBuf b = {0};
+  switch (d->k) {
+  case D_FUN:
+  case D_DATA: nz_buf_printf(&b, "%s : ", d->name); break;
+  case D_BIND:
+    nesl_pat_str(&b, d->pat);
+    nz_buf_puts(&b, " : ");
+    break;
+  case D_EXPR: nz_buf_puts(&b, "it : "); break;
+  default: return;
+  }
+  nesl_type_str(&b, d->ty);
+  puts(b.s);
+  nz_buf_free(&b);
+}
+
+static int process_source(Job *j, NzSource *src) {
+  NlDecl **ds;
+  int n;
+  if (!nesl_parse(src, j->env->arena, true, &ds, &n)) return 0;
+  int ok = 1;
+  for (int i = 0; i < n && ok; i++) {
+    NlDecl *d = ds[i];
+    if (d->k == D_LOAD) {
+      /* relative to the loading file's directory */
+      const char *slash = strrchr(src->name, '/');
+      NzBuf path = {0};
+      if (d->name[0] != '/' && slash)
+        nz_buf_printf(&path, "%.*s/%s", (int)(slash - src->name), src->name, d->name);
+      else
+        nz_buf_puts(&path, d->name);
+      ok = process_file(j, path.s, d->loc);
+      nz_buf_free(&path);
+      continue;
+    }
+    if (d->k == D_IGNORED) continue;
+    if (!nesl_check_decl(j->env, d)) {
+      ok = 0;
+      break;
+    }
+    if (j->run)
+      ok = nesl_eval_decl(j->env, d, true);
+    else
+      print_check(d);
+  }
+  free(ds);
+  fflush(stdout);
+  return ok;
+}
+
+static int job_main(void *arg) {
+  Job *j = arg;
+  if (!nesl_load_basis(j->env)) {
+    nz_error("the NESL basis library failed to load");
+    return NZ_EXIT_INTERNAL;
+  }
+  if (!process_file(j, j->file, (NzLoc){0})) return NZ_EXIT_USER;
+  if (j->expr) {
+    NzBuf b = {0};
+    nz_buf_puts(&b, j->expr);
+    size_t l = b.len;
+    while (l && (b.s[l - 1] == ' ' || b.s[l - 1] == '\n')) l--;
+    if (!l || (b.s[l - 1] != ';' && b.s[l - 1] != '$')) nz_buf_puts(&b, " $");
+    NzSource *src = nz_source_from_string("<-e>", b.s);
+    nz_buf_free(&b);
+    nz_vec_push(j->env->sources, src);
+    if (!process_source(j, src)) return NZ_EXIT_USER;
+  }
+  return NZ_EXIT_OK;
+}
+
+static void usage(FILE *f) {
+  fputs("usage: nessie check PROG.nesl\n"
+        "       nessie run PROG.nesl [-e EXPR] [--interp=ast]\n",
+        f);
+}
 
 int drv_cmd_nesl(int argc, char **argv) {
-  (void)argc;
-  fprintf(stderr, "nessie %s: the NESL front end is not built yet\n", argv[0]);
-  return NZ_EXIT_INTERNAL;
+  const char *cmd = argv[0];
+  if (!strcmp(cmd, "emit") || !strcmp(cmd, "build")) {
+    fprintf(stderr, "nessie %s: not implemented yet (the NESL front end stops at the AST "
+                    "interpreter)\n", cmd);
+    return NZ_EXIT_INTERNAL;
+  }
+  Job j = {0};
+  j.run = !strcmp(cmd, "run");
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      usage(stdout);
+      return NZ_EXIT_OK;
+    } else if (!strcmp(a, "-e") && j.run) {
+      if (++i >= argc) {
+        usage(stderr);
+        return NZ_EXIT_USAGE;
+      }
+      j.expr = argv[i];
+    } else if (!strcmp(a, "--interp=ast") && j.run) {
+      /* the default and, for now, the only interpreter */
+    } else if (a[0] == '-' && a[1]) {
+      fprintf(stderr, "nessie %s: unknown option '%s'\n", cmd, a);
+      usage(stderr);
+      return NZ_EXIT_USAGE;
+    } else if (!j.file) {
+      j.file = a;
+    } else {
+      usage(stderr);
+      return NZ_EXIT_USAGE;
+    }
+  }
+  if (!j.file) {
+    usage(stderr);
+    return NZ_EXIT_USAGE;
+  }
+  j.env = nesl_env_new();
+  int rc = nesl_run_on_big_stack(job_main, &j);
+  fflush(stdout);
+  nesl_env_free(j.env);
+  nesl_rt_reset();
+  return rc;
 }

@@ -1,0 +1,524 @@
+/* nesl_interp.c — the reference AST interpreter: NESL's nested semantics evaluated
+ * directly on the checked AST (variables already resolved to frame slots and globals).
+ * Sequences of scalars are unboxed; run-time values live until exit in a bump heap.
+ * Deep recursion is handled by running on a thread with a very large stack. */
+#include "nesl.h"
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <time.h>
+
+/* ---------- run-time heap: chunks freed all at once at exit ---------- */
+typedef struct Chunk {
+  struct Chunk *next;
+  size_t used, cap;
+  _Alignas(16) unsigned char data[];
+} Chunk;
+static Chunk *rt_chunks;
+
+void *nesl_rt_alloc(size_t n) {
+  n = (n + 15) & ~(size_t)15;
+  if (!rt_chunks || rt_chunks->used + n > rt_chunks->cap) {
+    size_t cap = n > (1u << 20) ? n : (1u << 20);
+    Chunk *c = nz_xmalloc(sizeof(Chunk) + cap);
+    c->used = 0;
+    c->cap = cap;
+    if (n > (1u << 19) && rt_chunks) { /* a big block: keep filling the current chunk */
+      c->next = rt_chunks->next;
+      rt_chunks->next = c;
+      c->used = n;
+      return c->data;
+    }
+    c->next = rt_chunks;
+    rt_chunks = c;
+  }
+  void *p = rt_chunks->data + rt_chunks->used;
+  rt_chunks->used += n;
+  return p;
+}
+
+void nesl_rt_reset(void) {
+  while (rt_chunks) {
+    Chunk *n = rt_chunks->next;
+    free(rt_chunks);
+    rt_chunks = n;
+  }
+}
+
+/* ---------- sequences ---------- */
+int nesl_esize(int ek) {
+  switch (ek) {
+  case EK_INT: return 4;
+  case EK_FLOAT: return 8;
+  case EK_BOOL:
+  case EK_CHAR: return 1;
+  default: return (int)sizeof(NlVal);
+  }
+}
+
+NlSeq *nesl_seq_new(int ek, int n) {
+  NlSeq *s = nesl_rt_alloc(sizeof(NlSeq) + (size_t)nesl_esize(ek) * (size_t)(n > 0 ? n : 0));
+  s->ek = ek;
+  s->n = n;
+  s->v = (NlVal *)(s + 1);
+  return s;
+}
+
+NlVal nesl_seq_get(const NlSeq *s, int i) {
+  NlVal v;
+  switch (s->ek) {
+  case EK_INT: v.k = V_INT; v.i = s->i[i]; return v;
+  case EK_FLOAT: v.k = V_FLOAT; v.f = s->f[i]; return v;
+  case EK_BOOL: v.k = V_BOOL; v.i = s->b[i]; return v;
+  case EK_CHAR: v.k = V_CHAR; v.i = s->b[i]; return v;
+  default: return s->v[i];
+  }
+}
+
+void nesl_seq_set(NlSeq *s, int i, NlVal v) {
+  switch (s->ek) {
+  case EK_INT: s->i[i] = v.i; break;
+  case EK_FLOAT: s->f[i] = v.k == V_FLOAT ? v.f : (double)v.i; break;
+  case EK_BOOL:
+  case EK_CHAR: s->b[i] = (uint8_t)v.i; break;
+  default: s->v[i] = v;
+  }
+}
+
+static int ek_of_val(NlVal v) {
+  switch (v.k) {
+  case V_INT: return EK_INT;
+  case V_FLOAT: return EK_FLOAT;
+  case V_BOOL: return EK_BOOL;
+  case V_CHAR: return EK_CHAR;
+  default: return EK_BOXED;
+  }
+}
+
+NlVal nesl_seq_from_vals(const NlVal *v, int n, int ek) {
+  if (ek < 0) ek = n ? ek_of_val(v[0]) : EK_BOXED;
+  NlSeq *s = nesl_seq_new(ek, n);
+  for (int i = 0; i < n; i++) nesl_seq_set(s, i, v[i]);
+  NlVal r = {.k = V_SEQ};
+  r.s = s;
+  return r;
+}
+
+NlVal nesl_mk_pair(NlVal a, NlVal b) {
+  NlPairV *p = nesl_rt_alloc(sizeof *p);
+  p->a = a;
+  p->b = b;
+  NlVal r = {.k = V_PAIR};
+  r.p = p;
+  return r;
+}
+
+int nesl_elem_kind_of_type(NlType *t) {
+  t = nesl_type_resolve(t);
+  if (!t) return -1;
+  switch (t->k) {
+  case TY_INT: return EK_INT;
+  case TY_FLOAT: return EK_FLOAT;
+  case TY_BOOL: return EK_BOOL;
+  case TY_CHAR: return EK_CHAR;
+  case TY_VAR:
+  case TY_GEN: return -1;
+  default: return EK_BOXED;
+  }
+}
+
+/* ---------- errors ---------- */
+static NzLoc cur_loc;
+static jmp_buf *rt_jmp;
+static NlEnv *E;
+
+void nesl_set_loc(NzLoc loc) { cur_loc = loc; }
+
+void nesl_rt_error(const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  nz_error_at(cur_loc, "%s", msg);
+  if (!rt_jmp) nz_die("run-time error outside evaluation: %s", msg);
+  longjmp(*rt_jmp, 1);
+}
+
+/* ---------- evaluation ---------- */
+static NlVal eval(NlExpr *e, NlFrame *fr);
+
+static void bind_val(NlPat *q, NlVal v, NlFrame *fr) {
+  switch (q->k) {
+  case P_VAR: fr->slots[q->slot] = v; return;
+  case P_PAIR:
+    if (v.k != V_PAIR) nz_die("pattern: tuple expected");
+    bind_val(q->a, v.p->a, fr);
+    bind_val(q->b, v.p->b, fr);
+    return;
+  case P_CON: bind_val(q->a, v, fr); return;
+  }
+}
+
+/* Bind a pattern to an expression without building the tuple when both are tuples. */
+static void bind_expr(NlPat *q, NlExpr *e, NlFrame *efr, NlFrame *fr) {
+  if (q->k == P_PAIR && e->k == E_PAIR) {
+    bind_expr(q->a, e->a, efr, fr);
+    bind_expr(q->b, e->b, efr, fr);
+  } else {
+    bind_val(q, eval(e, efr), fr);
+  }
+}
+
+static void bind_global(NlPat *q, NlVal v) {
+  switch (q->k) {
+  case P_VAR:
+    E->globals.v[q->slot].val = v;
+    E->globals.v[q->slot].defined = true;
+    return;
+  case P_PAIR:
+    bind_global(q->a, v.p->a);
+    bind_global(q->b, v.p->b);
+    return;
+  case P_CON: bind_global(q->a, v); return;
+  }
+}
+
+static NlVal call_prim(const NlPrim *p, NlVal arg) {
+  NlVal a[8];
+  for (int i = 0; i < p->arity - 1; i++) {
+    if (arg.k != V_PAIR) nz_die("primitive %s: tuple argument expected", p->name);
+    a[i] = arg.p->a;
+    arg = arg.p->b;
+  }
+  a[p->arity - 1] = arg;
+  return p->fn(a);
+}
+
+static NlVal call_prim_expr(const NlPrim *p, NlExpr *arg, NlFrame *fr) {
+  NlVal a[8];
+  int i = 0;
+  while (i < p->arity - 1 && arg->k == E_PAIR) {
+    a[i++] = eval(arg->a, fr);
+    arg = arg->b;
+  }
+  NlVal rest = eval(arg, fr);
+  for (; i < p->arity - 1; i++) {
+    a[i] = rest.p->a;
+    rest = rest.p->b;
+  }
+  a[p->arity - 1] = rest;
+  return p->fn(a);
+}
+
+static NlVal run_body(NlFn *fn, NlPat *pat, NlExpr *body, int nslots, NlExpr *arge, NlVal argv,
+                      NlFrame *efr, NlFrame *up) {
+  NlVal slots[nslots > 0 ? nslots : 1];
+  NlFrame nf = {slots, nslots, up};
+  (void)fn;
+  if (arge)
+    bind_expr(pat, arge, efr, &nf);
+  else
+    bind_val(pat, argv, &nf);
+  return eval(body, &nf);
+}
+
+/* Apply function value f to an argument given as an expression (arge, evaluated in efr)
+ * or as a value (argv, when arge is NULL). */
+static NlVal apply(NlVal f, NlExpr *arge, NlVal argv, NlFrame *efr) {
+  NlFn *fn = f.fn;
+  switch (fn->k) {
+  case FN_PRIM: return arge ? call_prim_expr(fn->prim, arge, efr) : call_prim(fn->prim, argv);
+  case FN_USER:
+    return run_body(fn, fn->decl->pat, fn->decl->body, fn->decl->nslots, arge, argv, efr, NULL);
+  case FN_LAMBDA:
+    return run_body(fn, fn->lambda->pats[0], fn->lambda->a, fn->lambda->nslots, arge, argv, efr,
+                    fn->frame);
+  case FN_CON: return arge ? eval(arge, efr) : argv;
+  }
+  nz_die("bad function value");
+}
+
+NlVal nesl_apply(NlVal f, NlVal arg) { return apply(f, NULL, arg, NULL); }
+
+static NlFrame *copy_frames(NlFrame *fr) {
+  if (!fr) return NULL;
+  NlFrame *c = nesl_rt_alloc(sizeof *c);
+  c->n = fr->n;
+  c->slots = nesl_rt_alloc(sizeof(NlVal) * (size_t)(fr->n ? fr->n : 1));
+  memcpy(c->slots, fr->slots, sizeof(NlVal) * (size_t)fr->n);
+  c->up = copy_frames(fr->up);
+  return c;
+}
+
+static int static_ek(NlExpr *e, NlType *elem) {
+  if (e->ek == -1) {
+    int k = nesl_elem_kind_of_type(elem);
+    e->ek = k < 0 ? -2 : k;
+  }
+  return e->ek;
+}
+
+static NlVal mk_seqval(NlSeq *s) {
+  NlVal r = {.k = V_SEQ};
+  r.s = s;
+  return r;
+}
+
+static NlVal eval_each(NlExpr *e, NlFrame *fr) {
+  NlSeq *gs[64];
+  NlSeq **g = e->n <= 64 ? gs : nesl_rt_alloc(sizeof(NlSeq *) * (size_t)e->n);
+  for (int i = 0; i < e->n; i++) g[i] = eval(e->xs[i], fr).s;
+  int n = g[0]->n;
+  for (int i = 1; i < e->n; i++)
+    if (g[i]->n != n) {
+      if (e->user) cur_loc = e->loc;
+      nesl_rt_error("Length mismatch in an apply-to-each.");
+    }
+  NlType *rt = nesl_type_resolve(e->ty);
+  int ek = static_ek(e, rt && rt->k == TY_SEQ ? rt->a : NULL);
+  bool known = ek >= 0;
+  NlSeq *out = nesl_seq_new(known ? ek : EK_BOXED, n);
+  int m = 0;
+  NlPat *p0 = e->pats[0];
+  NlExpr *body = e->a, *sieve = e->b;
+  if (e->n == 1 && p0->k == P_VAR && !sieve && known && ek != EK_BOXED) {
+    /* the common case: {f(x) : x in s} producing scalars */
+    NlSeq *s = g[0];
+    int slot = p0->slot;
+    for (int k = 0; k < n; k++) {
+      fr->slots[slot] = nesl_seq_get(s, k);
+      NlVal v = eval(body, fr);
+      switch (ek) {
+      case EK_INT: out->i[k] = v.i; break;
+      case EK_FLOAT: out->f[k] = v.k == V_FLOAT ? v.f : v.i; break;
+      default: out->b[k] = (uint8_t)v.i;
+      }
+    }
+    return mk_seqval(out);
+  }
+  for (int k = 0; k < n; k++) {
+    for (int i = 0; i < e->n; i++) {
+      NlPat *q = e->pats[i];
+      NlVal x = nesl_seq_get(g[i], k);
+      if (q->k == P_VAR)
+        fr->slots[q->slot] = x;
+      else
+        bind_val(q, x, fr);
+    }
+    if (sieve && !eval(sieve, fr).i) continue;
+    NlVal v = eval(body, fr);
+    nesl_seq_set(out, m++, v);
+  }
+  out->n = m;
+  if (!known) {
+    if (m > 0 && out->v[0].k <= V_CHAR)
+      return nesl_seq_from_vals(out->v, m, -1);
+    if (m == 0) {
+      /* unknown element type: borrow it from a generator of the same element type */
+      NlType *bt = nesl_type_resolve(body->ty);
+      for (int i = 0; i < e->n; i++)
+        if (nesl_type_resolve(e->pats[i]->ty) == bt) out->ek = g[i]->ek;
+    }
+  }
+  return mk_seqval(out);
+}
+
+static NlVal eval(NlExpr *e, NlFrame *fr) {
+  NlVal r = {0};
+  switch (e->k) {
+  case E_INT: r.k = V_INT; r.i = e->ival; return r;
+  case E_FLOAT: r.k = V_FLOAT; r.f = e->fval; return r;
+  case E_BOOL: r.k = V_BOOL; r.i = e->ival; return r;
+  case E_CHAR: r.k = V_CHAR; r.i = e->ival; return r;
+  case E_STRING:
+    if (!e->cached) {
+      e->cached = nesl_seq_new(EK_CHAR, e->slen);
+      memcpy(e->cached->b, e->name, (size_t)e->slen);
+    }
+    return mk_seqval(e->cached);
+  case E_VAR:
+    if (e->vk == VK_LOCAL) {
+      NlFrame *f = fr;
+      for (int i = 0; i < e->up; i++) f = f->up;
+      return f->slots[e->slot];
+    } else {
+      NlGlobal *g = &E->globals.v[e->slot];
+      if (!g->defined) {
+        if (e->user) cur_loc = e->loc;
+        nesl_rt_error("%s is declared but has no definition yet", g->name);
+      }
+      return g->val;
+    }
+  case E_PAIR: {
+    NlVal a = eval(e->a, fr);
+    NlVal b = eval(e->b, fr);
+    return nesl_mk_pair(a, b);
+  }
+  case E_CALL: {
+    NzLoc saved = cur_loc;
+    if (e->user) cur_loc = e->loc;
+    NlVal f = eval(e->a, fr);
+    r = apply(f, e->b, r, fr);
+    cur_loc = saved;
+    return r;
+  }
+  case E_IF: return eval(eval(e->a, fr).i ? e->b : e->c, fr);
+  case E_LET:
+    for (int i = 0; i < e->n; i++) bind_expr(e->pats[i], e->xs[i], fr, fr);
+    return eval(e->a, fr);
+  case E_SEQ: {
+    NlType *t = nesl_type_resolve(e->ty);
+    int ek = static_ek(e, t && t->k == TY_SEQ ? t->a : NULL);
+    NlSeq *s = NULL;
+    for (int i = 0; i < e->n; i++) {
+      NlVal v = eval(e->xs[i], fr);
+      if (!s) s = nesl_seq_new(ek >= 0 ? ek : ek_of_val(v), e->n);
+      nesl_seq_set(s, i, v);
+    }
+    return mk_seqval(s);
+  }
+  case E_EMPTY:
+    if (!e->cached) {
+      NlType *t = nesl_type_resolve(e->ty);
+      int ek = nesl_elem_kind_of_type(t->a);
+      e->cached = nesl_seq_new(ek < 0 ? EK_BOXED : ek, 0);
+    }
+    return mk_seqval(e->cached);
+  case E_RANGE: {
+    int32_t s = eval(e->a, fr).i, en = eval(e->b, fr).i, d = e->c ? eval(e->c, fr).i : 1;
+    if (d < 1 || s > en) {
+      if (e->user) cur_loc = e->loc;
+      nesl_rt_error("In [s:e:l], e must be >= to s, and l must be positive.");
+    }
+    int64_t n = ((int64_t)en - s + d - 1) / d;
+    NlSeq *q = nesl_seq_new(EK_INT, (int)n);
+    for (int64_t i = 0; i < n; i++) q->i[i] = (int32_t)(s + i * d);
+    return mk_seqval(q);
+  }
+  case E_EACH: return eval_each(e, fr);
+  case E_LAMBDA: {
+    NlFn *fn = nesl_rt_alloc(sizeof *fn);
+    fn->k = FN_LAMBDA;
+    fn->lambda = e;
+    fn->frame = copy_frames(fr);
+    r.k = V_FN;
+    r.fn = fn;
+    return r;
+  }
+  case E_TIME: {
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    NlVal v = eval(e->a, fr);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    NlVal secs = {.k = V_FLOAT};
+    secs.f = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    return nesl_mk_pair(v, secs);
+  }
+  }
+  nz_die("eval: bad expression kind %d", e->k);
+}
+
+/* ---------- top level ---------- */
+static NlVal fn_value(int k, NlDecl *d) {
+  NlFn *fn = nesl_rt_alloc(sizeof *fn);
+  fn->k = k;
+  fn->decl = d;
+  NlVal v = {.k = V_FN};
+  v.fn = fn;
+  return v;
+}
+
+static void print_result(const char *lhs, NlVal v, NlType *t) {
+  NzBuf b = {0};
+  nz_buf_printf(&b, "%s = ", lhs);
+  nesl_value_print(&b, v, t);
+  nz_buf_puts(&b, " : ");
+  nesl_type_str(&b, t);
+  puts(b.s);
+  nz_buf_free(&b);
+}
+
+static int eval_decl(NlEnv *env, NlDecl *d, bool print) {
+  switch (d->k) {
+  case D_FUN:
+    if (!d->body) return 1;
+    env->globals.v[d->global].val = fn_value(FN_USER, d);
+    env->globals.v[d->global].defined = true;
+    if (print) print_result(d->name, env->globals.v[d->global].val, d->ty);
+    return 1;
+  case D_DATA:
+    env->globals.v[d->global].val = fn_value(FN_CON, d);
+    env->globals.v[d->global].defined = true;
+    if (print) print_result(d->name, env->globals.v[d->global].val, d->ty);
+    return 1;
+  case D_BIND:
+  case D_EXPR: {
+    NlVal slots[d->nslots > 0 ? d->nslots : 1];
+    NlFrame fr = {slots, d->nslots, NULL};
+    cur_loc = d->body->loc;
+    NlVal v = eval(d->body, &fr);
+    if (d->k == D_BIND) {
+      bind_global(d->pat, v);
+      if (print) {
+        NzBuf b = {0};
+        nesl_pat_str(&b, d->pat);
+        print_result(b.s, v, d->ty);
+        nz_buf_free(&b);
+      }
+    } else {
+      env->globals.v[d->global].val = v;
+      env->globals.v[d->global].defined = true;
+      if (print) print_result("it", v, d->ty);
+    }
+    return 1;
+  }
+  default: return 1;
+  }
+}
+
+int nesl_eval_decl(NlEnv *env, NlDecl *d, bool print) {
+  jmp_buf jb, *saved = rt_jmp;
+  E = env;
+  rt_jmp = &jb;
+  nesl_prims_reseed();
+  if (setjmp(jb)) {
+    rt_jmp = saved;
+    return 0;
+  }
+  int ok = eval_decl(env, d, print);
+  fflush(stdout);
+  rt_jmp = saved;
+  return ok;
+}
+
+/* ---------- a big stack ---------- */
+typedef struct {
+  int (*fn)(void *);
+  void *arg;
+  int rc;
+} Thunk;
+
+static void *thread_main(void *p) {
+  Thunk *t = p;
+  t->rc = t->fn(t->arg);
+  return NULL;
+}
+
+int nesl_run_on_big_stack(int (*fn)(void *), void *arg) {
+  Thunk t = {fn, arg, 0};
+  static const size_t sizes[] = {(size_t)4 << 30, (size_t)1 << 30, (size_t)256 << 20};
+  for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+    pthread_attr_t at;
+    pthread_t th;
+    if (pthread_attr_init(&at)) break;
+    if (pthread_attr_setstacksize(&at, sizes[i]) == 0 &&
+        pthread_create(&th, &at, thread_main, &t) == 0) {
+      pthread_attr_destroy(&at);
+      pthread_join(th, NULL);
+      return t.rc;
+    }
+    pthread_attr_destroy(&at);
+  }
+  return fn(arg);
+}

@@ -1,0 +1,355 @@
+/* nesl_print.c — printing as NESL does: types (NESL.md §3.9), top-level values guided by
+ * their type (§4.8: T/F, `c, "strings", flat right-nested tuples, name(fields) for
+ * datatypes, floats to 15 significant digits), and the `@` conversion (§4.9). */
+#include "nesl.h"
+#include <math.h>
+
+/* ---------- types ---------- */
+typedef struct {
+  NlType *v[64];
+  int n;
+} Names;
+
+static int var_index(Names *nm, NlType *t) {
+  for (int i = 0; i < nm->n; i++) {
+    NlType *u = nm->v[i];
+    if (u == t || (t->k == TY_GEN && u->k == TY_GEN && u->id == t->id)) return i;
+  }
+  if (nm->n < 64) nm->v[nm->n++] = t;
+  return nm->n - 1;
+}
+
+enum { CTX_TOP, CTX_PAIR_RIGHT, CTX_PAREN, CTX_FUN_ARG };
+
+static void tstr(NzBuf *b, NlType *t, int ctx, Names *nm) {
+  t = nesl_type_resolve(t);
+  switch (t->k) {
+  case TY_INT: nz_buf_puts(b, "int"); return;
+  case TY_FLOAT: nz_buf_puts(b, "float"); return;
+  case TY_BOOL: nz_buf_puts(b, "bool"); return;
+  case TY_CHAR: nz_buf_puts(b, "char"); return;
+  case TY_VAR:
+  case TY_GEN: {
+    int i = var_index(nm, t);
+    if (i < 26)
+      nz_buf_putc(b, (char)('a' + i));
+    else
+      nz_buf_printf(b, "a%d", i);
+    return;
+  }
+  case TY_SEQ:
+    nz_buf_putc(b, '[');
+    tstr(b, t->a, CTX_PAREN, nm);
+    nz_buf_putc(b, ']');
+    return;
+  case TY_PAIR: {
+    bool paren = ctx != CTX_TOP && ctx != CTX_PAIR_RIGHT;
+    if (paren) nz_buf_putc(b, '(');
+    tstr(b, t->a, CTX_PAREN, nm);
+    nz_buf_puts(b, ", ");
+    tstr(b, t->b, CTX_PAIR_RIGHT, nm);
+    if (paren) nz_buf_putc(b, ')');
+    return;
+  }
+  case TY_FUN: {
+    bool paren = ctx == CTX_FUN_ARG;
+    if (paren) nz_buf_putc(b, '(');
+    tstr(b, t->a, CTX_FUN_ARG, nm);
+    nz_buf_puts(b, " -> ");
+    tstr(b, t->b, CTX_PAREN, nm);
+    if (paren) nz_buf_putc(b, ')');
+    return;
+  }
+  case TY_DATA:
+    nz_buf_puts(b, t->dt->name);
+    if (t->nargs) {
+      nz_buf_putc(b, '(');
+      for (int i = 0; i < t->nargs; i++) {
+        if (i) nz_buf_puts(b, ", ");
+        tstr(b, t->args[i], CTX_PAREN, nm);
+      }
+      nz_buf_putc(b, ')');
+    }
+    return;
+  }
+}
+
+void nesl_type_str(NzBuf *b, NlType *t) {
+  Names nm = {0};
+  tstr(b, t, CTX_TOP, &nm);
+  if (nm.n) {
+    static const char *cls[] = {"any", "scalar", "ordinal", "number", "logical"};
+    nz_buf_puts(b, " :: (");
+    for (int i = 0; i < nm.n; i++) {
+      if (i) nz_buf_puts(b, "; ");
+      if (i < 26)
+        nz_buf_printf(b, "%c in %s", 'a' + i, cls[nm.v[i]->cls]);
+      else
+        nz_buf_printf(b, "a%d in %s", i, cls[nm.v[i]->cls]);
+    }
+    nz_buf_putc(b, ')');
+  }
+}
+
+/* ---------- floats ---------- */
+void nesl_float_top(NzBuf *b, double x) {
+  if (isnan(x)) {
+    nz_buf_puts(b, "nan");
+    return;
+  }
+  if (isinf(x)) {
+    nz_buf_puts(b, x < 0 ? "-inf" : "inf");
+    return;
+  }
+  if (x == 0) {
+    nz_buf_puts(b, "0.0");
+    return;
+  }
+  char m[64];
+  snprintf(m, sizeof m, "%.14e", x); /* [-]d.dddddddddddddde[+-]XX: 15 significant digits */
+  const char *p = m;
+  bool neg = *p == '-';
+  if (neg) p++;
+  char digits[32];
+  int nd = 0;
+  for (; *p && *p != 'e'; p++)
+    if (*p != '.') digits[nd++] = *p;
+  int ex = atoi(p + 1); /* x = d.ddd * 10^ex */
+  while (nd > 1 && digits[nd - 1] == '0') nd--;
+  digits[nd] = 0;
+  if (neg) nz_buf_putc(b, '-');
+  if (ex >= -3 && ex < 7) {
+    if (ex < 0) {
+      nz_buf_puts(b, "0.");
+      for (int i = 0; i < -ex - 1; i++) nz_buf_putc(b, '0');
+      nz_buf_puts(b, digits);
+    } else {
+      for (int i = 0; i <= ex; i++) nz_buf_putc(b, i < nd ? digits[i] : '0');
+      nz_buf_putc(b, '.');
+      if (nd > ex + 1)
+        nz_buf_puts(b, digits + ex + 1);
+      else
+        nz_buf_putc(b, '0');
+    }
+  } else {
+    nz_buf_putc(b, digits[0]);
+    nz_buf_putc(b, '.');
+    nz_buf_puts(b, nd > 1 ? digits + 1 : "0");
+    nz_buf_printf(b, "E%d", ex);
+  }
+}
+
+/* float_string / exp_string, NESL.md §4.9. */
+void nesl_float_string(NzBuf *b, double x, int digits, bool force_sci) {
+  if (isnan(x)) {
+    nz_buf_puts(b, "nan");
+    return;
+  }
+  if (isinf(x)) {
+    nz_buf_puts(b, x < 0 ? "-inf" : "inf");
+    return;
+  }
+  if (x == 0) {
+    nz_buf_puts(b, "0.0");
+    return;
+  }
+  if (x < 0) {
+    nz_buf_putc(b, '-');
+    x = -x;
+  }
+  int e = 1 + (int)floor(log10(x));
+  double lim = pow(10, digits);
+  double r = floor(x * pow(10, digits - e) + 0.5);
+  if (r < lim / 10) { /* log10 came out one too high */
+    e--;
+    r = floor(x * pow(10, digits - e) + 0.5);
+  }
+  if (r >= lim) {
+    e++;
+    r = floor(r / 10);
+    if (r >= lim) r = lim / 10;
+  }
+  char s[40];
+  snprintf(s, sizeof s, "%.0f", r);
+  int n = (int)strlen(s);
+  if (force_sci) {
+    nz_buf_putc(b, s[0]);
+    nz_buf_putc(b, '.');
+    nz_buf_puts(b, s + 1);
+    nz_buf_printf(b, "e%c%d", e - 1 >= 0 ? '+' : '-', abs(e - 1));
+    return;
+  }
+  /* strip trailing zeros of s[from..], never the first of them */
+  int end = n;
+  while (end > 1 && s[end - 1] == '0') end--;
+  if (e > 7 || e < -2) {
+    nz_buf_putc(b, s[0]);
+    nz_buf_putc(b, '.');
+    int ee = end > 1 ? end : 2;
+    nz_buf_printf(b, "%.*s", ee - 1, s + 1);
+    nz_buf_printf(b, "e%c%d", e - 1 >= 0 ? '+' : '-', abs(e - 1));
+  } else if (e < 1) {
+    nz_buf_puts(b, "0.");
+    for (int i = 0; i < -e; i++) nz_buf_putc(b, '0');
+    nz_buf_printf(b, "%.*s", end, s);
+  } else {
+    nz_buf_printf(b, "%.*s.", e, s);
+    int ee = end > e ? end : e + 1;
+    nz_buf_printf(b, "%.*s", ee - e, s + e);
+  }
+}
+
+/* ---------- values ---------- */
+static void vstr_any(NzBuf *b, NlVal v);
+
+static void print_char_seq(NzBuf *b, const NlSeq *s) {
+  nz_buf_putc(b, '"');
+  for (int i = 0; i < s->n; i++) {
+    char c = (char)s->b[i];
+    if (c == '"' || c == '\\') nz_buf_putc(b, '\\');
+    nz_buf_putc(b, c);
+  }
+  nz_buf_putc(b, '"');
+}
+
+enum { PRINT_LENGTH = 100 };
+
+static void pv(NzBuf *b, NlVal v, NlType *t);
+
+static void pv_fields(NzBuf *b, NlVal v, NlType *t) {
+  /* a tuple without its outer parentheses */
+  t = nesl_type_resolve(t);
+  while (t && t->k == TY_PAIR && v.k == V_PAIR) {
+    pv(b, v.p->a, t->a);
+    nz_buf_puts(b, ", ");
+    v = v.p->b;
+    t = nesl_type_resolve(t->b);
+  }
+  pv(b, v, t);
+}
+
+static void pv_data(NzBuf *b, NlVal v, NlType *t);
+
+static void pv(NzBuf *b, NlVal v, NlType *t) {
+  t = nesl_type_resolve(t);
+  if (!t || t->k == TY_VAR || t->k == TY_GEN) {
+    vstr_any(b, v);
+    return;
+  }
+  if (t->k == TY_DATA) {
+    pv_data(b, v, t);
+    return;
+  }
+  switch (v.k) {
+  case V_INT: nz_buf_printf(b, "%d", v.i); return;
+  case V_BOOL: nz_buf_puts(b, v.i ? "T" : "F"); return;
+  case V_CHAR: nz_buf_printf(b, "`%c", (char)v.i); return;
+  case V_FLOAT: nesl_float_top(b, v.f); return;
+  case V_FN: nz_buf_puts(b, "fn"); return;
+  case V_SEQ: {
+    NlSeq *s = v.s;
+    NlType *et = t->k == TY_SEQ ? t->a : NULL;
+    if (s->ek == EK_CHAR) {
+      print_char_seq(b, s);
+      return;
+    }
+    nz_buf_putc(b, '[');
+    for (int i = 0; i < s->n; i++) {
+      if (i == PRINT_LENGTH) {
+        nz_buf_puts(b, ",...");
+        break;
+      }
+      if (i) nz_buf_puts(b, ", ");
+      pv(b, nesl_seq_get(s, i), et);
+    }
+    nz_buf_putc(b, ']');
+    return;
+  }
+  case V_PAIR:
+    nz_buf_putc(b, '(');
+    pv_fields(b, v, t);
+    nz_buf_putc(b, ')');
+    return;
+  }
+}
+
+void nesl_value_print(NzBuf *b, NlVal v, NlType *t) {
+  NlType *r = nesl_type_resolve(t);
+  if (r && r->k == TY_DATA)
+    pv_data(b, v, r);
+  else
+    pv(b, v, t);
+}
+
+/* Field types of a datatype instance: substitute its arguments into the generic fields. */
+static NlType *subst(NlType *g, NlType **args, NzArena *a) {
+  g = nesl_type_resolve(g);
+  switch (g->k) {
+  case TY_GEN: return args[g->id];
+  case TY_SEQ: {
+    NlType *t = NZ_NEW(a, NlType);
+    *t = *g;
+    t->a = subst(g->a, args, a);
+    return t;
+  }
+  case TY_PAIR:
+  case TY_FUN: {
+    NlType *t = NZ_NEW(a, NlType);
+    *t = *g;
+    t->a = subst(g->a, args, a);
+    t->b = subst(g->b, args, a);
+    return t;
+  }
+  case TY_DATA: {
+    NlType *t = NZ_NEW(a, NlType);
+    *t = *g;
+    t->args = NZ_NEWN(a, NlType *, g->nargs ? g->nargs : 1);
+    for (int i = 0; i < g->nargs; i++) t->args[i] = subst(g->args[i], args, a);
+    return t;
+  }
+  default: return g;
+  }
+}
+
+static void pv_data(NzBuf *b, NlVal v, NlType *t) {
+  NzArena *a = nz_arena_new();
+  NlType *ft = subst(t->dt->fields, t->args, a);
+  nz_buf_printf(b, "%s(", t->dt->name);
+  pv_fields(b, v, ft);
+  nz_buf_putc(b, ')');
+  nz_arena_free(a);
+}
+
+/* ---------- @ ---------- */
+static void vstr_any(NzBuf *b, NlVal v) {
+  switch (v.k) {
+  case V_INT: nz_buf_printf(b, "%d", v.i); return;
+  case V_BOOL: nz_buf_puts(b, v.i ? "t" : "f"); return;
+  case V_CHAR: nz_buf_printf(b, "`%c", (char)v.i); return;
+  case V_FLOAT: nesl_float_string(b, v.f, 8, false); return;
+  case V_FN: nz_buf_puts(b, "function"); return;
+  case V_SEQ:
+    nz_buf_putc(b, '[');
+    for (int i = 0; i < v.s->n; i++) {
+      if (i) nz_buf_puts(b, ", ");
+      vstr_any(b, nesl_seq_get(v.s, i));
+    }
+    nz_buf_putc(b, ']');
+    return;
+  case V_PAIR:
+    nz_buf_putc(b, '(');
+    vstr_any(b, v.p->a);
+    nz_buf_puts(b, ", ");
+    if (v.p->b.k == V_PAIR) {
+      vstr_any(b, v.p->b.p->a);
+      nz_buf_puts(b, ", ");
+      vstr_any(b, v.p->b.p->b);
+    } else {
+      vstr_any(b, v.p->b);
+    }
+    nz_buf_putc(b, ')');
+    return;
+  }
+}
+
+void nesl_value_string(NzBuf *b, NlVal v) { vstr_any(b, v); }
