@@ -315,6 +315,19 @@ static inline Cell subscript(Interp *I, const LcuExpr *e, const LcuArray *a, int
   return load(a, i);
 }
 
+static Cell ev(Interp *I, const LcuExpr *e, Cell *fr);
+
+/* Variables and int literals are most operands: read them without a call. */
+static inline Cell ev_leaf(Interp *I, const LcuExpr *e, Cell *fr) {
+  if (e->kind == LE_VAR) return fr[e->slot];
+  if (e->kind == LE_INT) {
+    Cell c;
+    c.i = e->lit.i;
+    return c;
+  }
+  return ev(I, e, fr);
+}
+
 /* A non-tuple expression of a thunk body (or a scalar at CPU level). */
 static Cell ev(Interp *I, const LcuExpr *e, Cell *fr) {
   Cell r;
@@ -325,8 +338,8 @@ static Cell ev(Interp *I, const LcuExpr *e, Cell *fr) {
   case LE_CHAR: r.c = e->lit.c; return r;
   case LE_VAR: return fr[e->slot];
   case LE_INDEX: {
-    Cell a = ev(I, e->args[0], fr);
-    Cell i = ev(I, e->args[1], fr);
+    Cell a = ev_leaf(I, e->args[0], fr);
+    Cell i = ev_leaf(I, e->args[1], fr);
     return subscript(I, e, a.arr, i.i);
   }
   case LE_IF: return ev(I, e->args[ev(I, e->args[0], fr).b ? 1 : 2], fr);
@@ -351,7 +364,22 @@ static Cell ev(Interp *I, const LcuExpr *e, Cell *fr) {
       return r;
     }
     Cell a[3];
-    for (int k = 0; k < e->nargs && k < 3; k++) a[k] = ev(I, e->args[k], fr);
+    for (int k = 0; k < e->nargs && k < 3; k++) a[k] = ev_leaf(I, e->args[k], fr);
+    /* the usual int operators without the general dispatch */
+    if (e->nargs == 2 && opkind(e) == LT_INT) {
+      switch (e->prim) {
+      case LP_ADD: r.i = (int32_t)((uint32_t)a[0].i + (uint32_t)a[1].i); return r;
+      case LP_SUB: r.i = (int32_t)((uint32_t)a[0].i - (uint32_t)a[1].i); return r;
+      case LP_MUL: r.i = (int32_t)((uint32_t)a[0].i * (uint32_t)a[1].i); return r;
+      case LP_LT: r.b = a[0].i < a[1].i; return r;
+      case LP_LE: r.b = a[0].i <= a[1].i; return r;
+      case LP_GT: r.b = a[0].i > a[1].i; return r;
+      case LP_GE: r.b = a[0].i >= a[1].i; return r;
+      case LP_EQ: r.b = a[0].i == a[1].i; return r;
+      case LP_NE: r.b = a[0].i != a[1].i; return r;
+      default: break;
+      }
+    }
     return prim_apply(I, e, a);
   }
   default:
