@@ -1,6 +1,7 @@
 /* lcu_check.c (unit) — builds small λcu programs with the constructors of
  * lcu_build.c and checks what lcu_check annotates (types, opty, slots, targets,
  * frame sizes) and that broken programs are rejected with the right message. */
+#include <dirent.h>
 #include <unistd.h>
 
 #include "lcu.h"
@@ -106,20 +107,32 @@ static LcuFunc *func(LcuProgram *p, const char *name, int np, const char **nm, c
 
 static void trivial_main(LcuProgram *p) { func(p, "main", 0, NULL, NULL, T(LT_INT), I(p, 0)); }
 
+/* stderr into a temporary file, and back (returning what was written). */
+static FILE *capture_file;
+static int saved_stderr;
+
+static void capture_begin(void) {
+  fflush(stderr);
+  capture_file = tmpfile();
+  saved_stderr = dup(2);
+  dup2(fileno(capture_file), 2);
+}
+
+static void capture_end(char *buf, size_t n) {
+  fflush(stderr);
+  dup2(saved_stderr, 2);
+  close(saved_stderr);
+  rewind(capture_file);
+  size_t got = fread(buf, 1, n - 1, capture_file);
+  buf[got] = 0;
+  fclose(capture_file);
+}
+
 /* Runs lcu_check with stderr captured into buf; returns the error count. */
 static int check_capture(LcuProgram *p, char *buf, size_t n) {
-  fflush(stderr);
-  FILE *tf = tmpfile();
-  int saved = dup(2);
-  dup2(fileno(tf), 2);
+  capture_begin();
   int errs = lcu_check(p);
-  fflush(stderr);
-  dup2(saved, 2);
-  close(saved);
-  rewind(tf);
-  size_t got = fread(buf, 1, n - 1, tf);
-  buf[got] = 0;
-  fclose(tf);
+  capture_end(buf, n);
   return errs;
 }
 
@@ -487,6 +500,201 @@ static void test_errors(void) {
   expect_error("err.main result", p, 1, "function 'main' is declared -> int, but its body gives float");
 }
 
+
+/* ---- every golden program: annotations complete, consistent, idempotent ---- */
+
+/* A frame: the name bound at each slot; bad counts violations. */
+typedef struct {
+  const char **names;
+  int n, bad, untyped;
+} Frame;
+
+static Frame frame_new(int n) {
+  Frame f = {nz_xcalloc((size_t)(n > 0 ? n : 1), sizeof(char *)), n, n < 0, 0};
+  return f;
+}
+
+static void frame_bind(Frame *f, int slot, const char *name) {
+  if (slot < 0 || slot >= f->n || f->names[slot])
+    f->bad++; /* out of range, or a slot bound twice */
+  else
+    f->names[slot] = name;
+}
+
+static int frame_has(const Frame *f, int slot, const char *name) {
+  return slot >= 0 && slot < f->n && f->names[slot] == name;
+}
+
+static void frame_lets(Frame *f, const LcuExpr *e) {
+  for (int i = 0; i < e->nbinds; i++) frame_bind(f, e->binds[i].slot, e->binds[i].name);
+  for (int i = 0; i < e->nargs; i++) frame_lets(f, e->args[i]);
+}
+
+/* Every slot bound once; every variable reads a slot holding its name; every
+ * expression typed. */
+static void frame_vars(Frame *f, const LcuExpr *e) {
+  if (!e->ty) f->untyped++;
+  if (e->kind == LE_VAR && !frame_has(f, e->slot, e->name)) f->bad++;
+  if (e->kind == LE_PRIM && !e->opty) f->untyped++;
+  for (int i = 0; i < e->nargs; i++) frame_vars(f, e->args[i]);
+}
+
+static int frame_done(Frame *f, const LcuExpr *body) {
+  frame_lets(f, body);
+  for (int i = 0; i < f->n; i++)
+    if (!f->names[i]) f->bad++;
+  frame_vars(f, body);
+  free(f->names);
+  return f->bad + f->untyped;
+}
+
+/* Violations of the frame layout in a checked program. */
+static int layout_violations(const LcuProgram *p) {
+  int bad = 0;
+  for (int i = 0; i < p->nfuncs; i++) {
+    const LcuFunc *fn = p->funcs[i];
+    Frame f = frame_new(fn->nslots);
+    for (int j = 0; j < fn->nparams; j++) frame_bind(&f, fn->params[j].slot, fn->params[j].name);
+    bad += frame_done(&f, fn->body);
+  }
+  for (int i = 0; i < p->nkernels; i++) {
+    const LcuKernel *k = p->kernels[i];
+    Frame kf = frame_new(k->nslots);
+    for (int j = 0; j < k->nparams; j++) frame_bind(&kf, k->params[j].slot, k->params[j].name);
+    for (int s = 0; s < k->nsoacs; s++)
+      for (int j = 0; j < k->soacs[s].nbinds; j++)
+        frame_bind(&kf, k->soacs[s].binds[j].slot, k->soacs[s].binds[j].name);
+    for (int j = 0; j < kf.n; j++)
+      if (!kf.names[j]) bad++;
+    for (int j = 0; j < k->nrets; j++)
+      if (!frame_has(&kf, k->rets[j].slot, k->rets[j].name)) bad++;
+    for (int s = 0; s < k->nsoacs; s++) {
+      const LcuSoac *so = &k->soacs[s];
+      const LcuSize *zs[2] = {&so->size, &so->outlen};
+      for (int z = 0; z < 2; z++)
+        if ((zs[z]->kind == LZ_VAR || zs[z]->kind == LZ_LEN) && !frame_has(&kf, zs[z]->slot, zs[z]->name))
+          bad++;
+      for (int t = 0; t < so->nthunks; t++) {
+        const LcuThunk *th = so->thunks[t];
+        Frame tf = frame_new(th->nslots);
+        for (int j = 0; j < th->nusing; j++) {
+          if (!frame_has(&kf, th->usings[j].slot, th->usings[j].name) || !th->usings[j].ty) bad++;
+          frame_bind(&tf, j, th->usings[j].name);
+        }
+        for (int j = 0; j < th->nparams; j++) {
+          frame_bind(&tf, th->params[j].slot, th->params[j].name);
+          if (!th->params[j].ty) bad++;
+        }
+        bad += frame_done(&tf, th->body);
+      }
+    }
+    free(kf.names);
+  }
+  return bad;
+}
+
+/* Every annotation, printed, to compare two runs of the checker. */
+static void dig_binders(NzBuf *d, const LcuBinder *b, int n) {
+  for (int i = 0; i < n; i++) {
+    nz_buf_printf(d, " %s@%d:", b[i].name, b[i].slot);
+    if (b[i].ty) lcu_type_print(d, b[i].ty);
+  }
+}
+
+static void dig_expr(NzBuf *d, const LcuExpr *e) {
+  nz_buf_printf(d, "<%d ", (int)e->kind);
+  if (e->ty) lcu_type_print(d, e->ty);
+  nz_buf_putc(d, ' ');
+  if (e->opty) lcu_type_print(d, e->opty);
+  nz_buf_printf(d, " %d %p", e->slot, e->target);
+  dig_binders(d, e->binds, e->nbinds);
+  for (int i = 0; i < e->nargs; i++) dig_expr(d, e->args[i]);
+  nz_buf_putc(d, '>');
+}
+
+static void digest(NzBuf *d, const LcuProgram *p) {
+  for (int i = 0; i < p->nfuncs; i++) {
+    nz_buf_printf(d, "F%d", p->funcs[i]->nslots);
+    dig_binders(d, p->funcs[i]->params, p->funcs[i]->nparams);
+    dig_expr(d, p->funcs[i]->body);
+  }
+  for (int i = 0; i < p->nkernels; i++) {
+    const LcuKernel *k = p->kernels[i];
+    nz_buf_printf(d, "K%d", k->nslots);
+    dig_binders(d, k->params, k->nparams);
+    dig_binders(d, k->rets, k->nrets);
+    for (int s = 0; s < k->nsoacs; s++) {
+      const LcuSoac *so = &k->soacs[s];
+      nz_buf_printf(d, "S%d %d", so->size.slot, so->outlen.slot);
+      dig_binders(d, so->binds, so->nbinds);
+      for (int t = 0; t < so->nthunks; t++) {
+        nz_buf_printf(d, "T%d", so->thunks[t]->nslots);
+        dig_binders(d, so->thunks[t]->usings, so->thunks[t]->nusing);
+        dig_binders(d, so->thunks[t]->params, so->thunks[t]->nparams);
+        dig_expr(d, so->thunks[t]->body);
+      }
+    }
+  }
+}
+
+static int by_name(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Runs from the repository root (tests/run.sh does). */
+static void test_goldens(void) {
+  DIR *dir = opendir("tests/lcu");
+  if (!dir) {
+    printf("not ok goldens: cannot open tests/lcu (run from the repository root)\n");
+    unit_failures++;
+    return;
+  }
+  NZ_VEC(char *) files = {0};
+  struct dirent *de;
+  while ((de = readdir(dir))) {
+    size_t n = strlen(de->d_name);
+    if (n > 4 && !strcmp(de->d_name + n - 4, ".lcu")) nz_vec_push(files, nz_xstrdup(de->d_name));
+  }
+  closedir(dir);
+  qsort(files.v, (size_t)files.n, sizeof(char *), by_name);
+  int checked = 0;
+  for (int i = 0; i < files.n; i++) {
+    char path[512], name[600], buf[4096];
+    snprintf(path, sizeof path, "tests/lcu/%s", files.v[i]);
+    NzSource *src = nz_source_read(path);
+    capture_begin();
+    LcuProgram *p = src ? lcu_parse(src) : NULL;
+    capture_end(buf, sizeof buf);
+    if (!p) { /* syntax-error goldens are the parser's business */
+      nz_source_free(src);
+      free(files.v[i]);
+      continue;
+    }
+    int errs = check_capture(p, buf, sizeof buf);
+    int is_err_test = !strncmp(files.v[i], "check_err_", 10);
+    snprintf(name, sizeof name, "goldens.%s", files.v[i]);
+    if (is_err_test) {
+      CHECK(name, errs > 0);
+    } else if (errs == 0) {
+      checked++;
+      NzBuf d1 = {0}, d2 = {0};
+      digest(&d1, p);
+      int again = lcu_check(p);
+      digest(&d2, p);
+      int same = d1.len == d2.len && memcmp(d1.s, d2.s, d1.len) == 0;
+      int viol = layout_violations(p);
+      CHECK(name, again == 0 && same && viol == 0);
+      nz_buf_free(&d1);
+      nz_buf_free(&d2);
+    }
+    lcu_program_free(p);
+    nz_source_free(src);
+    free(files.v[i]);
+  }
+  nz_vec_free(files);
+  CHECK("goldens.some checked", checked >= 2);
+}
+
 int main(void) {
   test_dot();
   test_func_slots();
@@ -495,6 +703,7 @@ int main(void) {
   test_opty();
   test_soac_binders();
   test_errors();
+  test_goldens();
   nz_intern_free_all();
   return 0;
 }
