@@ -1,0 +1,385 @@
+/* gen_plan.c — the shape of a synthetic region, per family: which invocations
+ * exist, which SOAC each applies, and which values each reads. Types and
+ * length classes are tracked so that gen_region.c can emit thunks that never
+ * fault: every array read is at the thunk's own index into an array of the
+ * iterated length class (ONCE reads arrays behind a length guard). */
+#include "gen_plan.h"
+
+/* ------------------------------------------------------------------ PRNG */
+
+uint64_t gen_rand(GenPlan *P) { /* splitmix64: tiny, and the same on every platform */
+  uint64_t z = (P->rng += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+int gen_below(GenPlan *P, int n) { return n <= 1 ? 0 : (int)(gen_rand(P) % (uint64_t)n); }
+
+int gen_chance(GenPlan *P, double p) {
+  return (double)(gen_rand(P) >> 11) * (1.0 / 9007199254740992.0) < p;
+}
+
+/* ------------------------------------------------------- values and nodes */
+
+static int is_array_soac(LcuSoacKind k) { return k != LS_ONCE && k != LS_REDUCE; }
+
+static int new_input(GenPlan *P) {
+  GenVal v = {0};
+  int idx = P->vals.n;
+  /* inputs alternate float and int, so both element types occur with sizes >= 2 */
+  int nin = 0;
+  for (int i = 0; i < P->vals.n; i++) nin += P->vals.v[i].producer < 0;
+  snprintf(v.name, sizeof v.name, "x%d", nin);
+  v.is_array = 1;
+  v.elem = nin % 2 == 0 ? LT_FLOAT : LT_INT;
+  v.cls = P->nclasses++;
+  v.producer = -1;
+  v.level = -1;
+  nz_vec_push(P->vals, v);
+  return idx;
+}
+
+static GenVal *val(GenPlan *P, int v) { return &P->vals.v[v]; }
+
+/* The result type: mostly the iterated input's, sometimes converted, so that
+ * int and float dataflow mix even when every input is a float. */
+static LcuTypeKind pick_type(GenPlan *P, int primary) {
+  LcuTypeKind t = val(P, primary)->elem;
+  if (gen_chance(P, 0.25)) t = t == LT_INT ? LT_FLOAT : LT_INT;
+  return t;
+}
+
+/* Appends invocation kind(in...) and its results; returns its index. */
+static int add_node(GenPlan *P, LcuSoacKind kind, int nin, const int *in) {
+  GenNode n = {0};
+  n.kind = kind;
+  n.nin = nin;
+  n.in = nz_xmalloc(sizeof(int) * (size_t)nin);
+  n.level = 0;
+  for (int k = 0; k < nin; k++) {
+    n.in[k] = in[k];
+    GenVal *v = val(P, in[k]);
+    v->nconsumers++;
+    if (v->level + 1 > n.level) n.level = v->level + 1;
+  }
+  if (kind != LS_ONCE && !val(P, in[0])->is_array)
+    nz_die("gen: %s iterating over a scalar", lcu_soac_name(kind));
+  n.ty = pick_type(P, in[0]);
+  int id = P->nodes.n;
+  n.nout = kind == LS_PARTITION ? 2 : 1;
+  for (int o = 0; o < n.nout; o++) {
+    GenVal r = {0};
+    r.is_array = is_array_soac(kind);
+    snprintf(r.name, sizeof r.name, "%c%d", !r.is_array ? 's' : o ? 'b' : 'a', id + 1);
+    r.elem = n.ty;
+    r.producer = id;
+    r.level = n.level;
+    if (kind == LS_FILTER || kind == LS_PARTITION) r.cls = P->nclasses++;
+    else if (r.is_array) r.cls = val(P, in[0])->cls;
+    else r.cls = -1;
+    n.out[o] = P->vals.n;
+    nz_vec_push(P->vals, r);
+  }
+  nz_vec_push(P->nodes, n);
+  return id;
+}
+
+/* The first result of node n (call as first_out(P, add_node(...)): never
+ * index P->nodes.v around add_node, which may move it). */
+static int first_out(GenPlan *P, int n) { return P->nodes.v[n].out[0]; }
+
+/* One result of node n, at random (PARTITION has two). */
+static int some_output(GenPlan *P, int n) {
+  GenNode *g = &P->nodes.v[n];
+  return g->out[gen_below(P, g->nout)];
+}
+
+/* A SOAC drawn by the mix weights, optionally restricted to `allowed`
+ * (a bit per gen_kinds index); MAP when the restriction leaves no weight. */
+static LcuSoacKind pick_kind(GenPlan *P, unsigned allowed) {
+  int total = 0;
+  for (int k = 0; k < GEN_NKINDS; k++)
+    if (allowed >> k & 1) total += P->spec->mix[k];
+  if (total == 0) return LS_MAP;
+  int r = gen_below(P, total);
+  for (int k = 0; k < GEN_NKINDS; k++) {
+    if (!(allowed >> k & 1)) continue;
+    if (r < P->spec->mix[k]) return gen_kinds[k];
+    r -= P->spec->mix[k];
+  }
+  nz_die("gen: pick_kind fell off the mix");
+}
+
+static unsigned kind_bit(LcuSoacKind k) {
+  for (int i = 0; i < GEN_NKINDS; i++)
+    if (gen_kinds[i] == k) return 1u << i;
+  return 0;
+}
+
+/* Picks one of cands[0..n): results with fewer than `fanout` consumers first
+ * (inputs are never full); among those, with probability `shared` one that
+ * already has a consumer (a sibling: a horizontal opportunity), else a fresh one. */
+static int pick_value(GenPlan *P, const int *cands, int n) {
+  if (n == 0) nz_die("gen: pick_value from nothing");
+  int *open = nz_xmalloc(sizeof(int) * (size_t)n), *fresh = nz_xmalloc(sizeof(int) * (size_t)n),
+      *used = nz_xmalloc(sizeof(int) * (size_t)n);
+  int no = 0, nf = 0, nu = 0;
+  for (int i = 0; i < n; i++) {
+    GenVal *v = val(P, cands[i]);
+    if (v->producer < 0 || v->nconsumers < P->spec->fanout) open[no++] = cands[i];
+  }
+  if (no == 0) { /* everything is at its fan-out: exceed it rather than fail */
+    memcpy(open, cands, sizeof(int) * (size_t)n);
+    no = n;
+  }
+  for (int i = 0; i < no; i++) {
+    if (val(P, open[i])->nconsumers) used[nu++] = open[i];
+    else fresh[nf++] = open[i];
+  }
+  int want_used = gen_chance(P, P->spec->shared);
+  const int *from = (want_used && nu) || !nf ? used : fresh;
+  int nfrom = from == used ? nu : nf;
+  int r = from[gen_below(P, nfrom)];
+  free(open);
+  free(fresh);
+  free(used);
+  return r;
+}
+
+typedef NZ_VEC(int) IntVec;
+
+static int contains(const int *a, int n, int x) {
+  for (int i = 0; i < n; i++)
+    if (a[i] == x) return 1;
+  return 0;
+}
+
+/* Adds up to `want` more inputs to in[0..*nin): for ONCE any earlier value
+ * (arrays are read behind a guard), else arrays of the iterated class and
+ * scalars; all from levels below `level` so the node stays at its level. */
+static void add_extras(GenPlan *P, LcuSoacKind kind, int level, int *in, int *nin, int want) {
+  int cls = kind == LS_ONCE ? -1 : val(P, in[0])->cls;
+  for (; want > 0; want--) {
+    IntVec c = {0};
+    for (int v = 0; v < P->vals.n; v++) {
+      GenVal *x = val(P, v);
+      if (x->level >= level || contains(in, *nin, v)) continue;
+      if (kind == LS_ONCE || !x->is_array || x->cls == cls) nz_vec_push(c, v);
+    }
+    if (c.n) in[(*nin)++] = pick_value(P, c.v, c.n);
+    nz_vec_free(c);
+    if (!c.n) break;
+  }
+}
+
+/* ---------------------------------------------------------------- random */
+
+/* A layered DAG: `chain` levels, each invocation at level d reads one result
+ * of level d-1 (so the depth is exactly `chain`) and up to fanin-1 more values
+ * from lower levels. Level 0 reads the inputs. */
+static void plan_random(GenPlan *P) {
+  const GenSpec *s = P->spec;
+  int N = s->kernels, L = s->chain ? s->chain : (N < 4 ? N : 4);
+  int *roots = nz_xmalloc(sizeof(int) * (size_t)s->sizes);
+  for (int r = 0; r < s->sizes; r++) roots[r] = new_input(P);
+  int *cnt = nz_xcalloc((size_t)L, sizeof(int));
+  for (int d = 0; d < L; d++) cnt[d] = 1;
+  for (int j = L; j < N; j++) cnt[gen_below(P, L)]++;
+  int *in = nz_xmalloc(sizeof(int) * (size_t)(s->fanin + 1));
+  int prev_first = 0; /* first node of level d-1 */
+  for (int d = 0; d < L; d++) {
+    int first = P->nodes.n;
+    for (int m = 0; m < cnt[d]; m++) {
+      LcuSoacKind kind = pick_kind(P, ~0u);
+      int nin = 0, want = 1 + gen_below(P, s->fanin);
+      if (d == 0) {
+        in[nin++] = pick_value(P, roots, s->sizes);
+      } else {
+        IntVec arrs = {0}, all = {0};
+        for (int n = prev_first; n < first; n++)
+          for (int o = 0; o < P->nodes.v[n].nout; o++) {
+            int v = P->nodes.v[n].out[o];
+            nz_vec_push(all, v);
+            if (val(P, v)->is_array) nz_vec_push(arrs, v);
+          }
+        if (kind != LS_ONCE && arrs.n == 0 && s->fanin < 2)
+          kind = LS_ONCE; /* only ONCE reads a lone scalar within fanin=1 */
+        if (kind == LS_ONCE) {
+          in[nin++] = pick_value(P, all.v, all.n);
+        } else if (arrs.n) {
+          in[nin++] = pick_value(P, arrs.v, arrs.n);
+        } else {
+          /* level d-1 made only scalars: iterate over an older array, capture one */
+          IntVec older = {0};
+          for (int v = 0; v < P->vals.n; v++)
+            if (val(P, v)->is_array && val(P, v)->level < d - 1) nz_vec_push(older, v);
+          in[nin++] = pick_value(P, older.v, older.n);
+          in[nin++] = pick_value(P, all.v, all.n);
+          nz_vec_free(older);
+        }
+        nz_vec_free(arrs);
+        nz_vec_free(all);
+      }
+      add_extras(P, kind, d, in, &nin, want - nin);
+      add_node(P, kind, nin, in);
+    }
+    prev_first = first;
+  }
+  free(in);
+  free(cnt);
+  free(roots);
+}
+
+/* ----------------------------------------------------------------- chain */
+
+/* ceil(kernels/chain) independent chains; each link reads only the previous
+ * link's result (plus the chain's latest array when that result is a scalar
+ * and the link iterates). Chain j starts from input j % sizes. */
+static void plan_chain(GenPlan *P) {
+  const GenSpec *s = P->spec;
+  int N = s->kernels, L = s->chain ? s->chain : N;
+  int nchains = (N + L - 1) / L;
+  int nroots = nchains < s->sizes ? nchains : s->sizes;
+  int *roots = nz_xmalloc(sizeof(int) * (size_t)nroots);
+  for (int r = 0; r < nroots; r++) roots[r] = new_input(P);
+  for (int j = 0; j < nchains; j++) {
+    int len = N - j * L < L ? N - j * L : L;
+    int prev = roots[j % nroots], lastarr = prev;
+    for (int t = 0; t < len; t++) {
+      LcuSoacKind kind = pick_kind(P, ~0u);
+      int in[2], nin = 0;
+      if (kind != LS_ONCE && !val(P, prev)->is_array) in[nin++] = lastarr;
+      in[nin++] = prev;
+      int n = add_node(P, kind, nin, in);
+      prev = some_output(P, n);
+      if (val(P, prev)->is_array) lastarr = prev;
+    }
+  }
+  free(roots);
+}
+
+/* -------------------------------------------------------------- siblings */
+
+/* `chain` groups (default 1) of siblings: every member of group 0 reads input
+ * x0; every member of group g reads the array of group g-1's first member,
+ * a MAP. Maximal horizontal opportunities among same-SOAC siblings. */
+static void plan_siblings(GenPlan *P) {
+  const GenSpec *s = P->spec;
+  int N = s->kernels, L = s->chain ? s->chain : 1;
+  int shared = new_input(P);
+  for (int g = 0; g < L; g++) {
+    int members = N / L + (g < N % L);
+    int next = -1;
+    for (int m = 0; m < members; m++) {
+      LcuSoacKind kind = m == 0 && g + 1 < L ? LS_MAP : pick_kind(P, ~0u);
+      int n = add_node(P, kind, 1, &shared);
+      if (m == 0) next = P->nodes.v[n].out[0];
+    }
+    shared = next;
+  }
+}
+
+/* --------------------------------------------------------------- diamond */
+
+/* A top MAP, then diamonds: branches reading the top (MAP, PERMUTE, REDUCE or
+ * SCAN by the mix), joined by a MAP reading every branch; the join is the next
+ * diamond's top. Depth 2*diamonds+1. */
+static void plan_diamond(GenPlan *P) {
+  const GenSpec *s = P->spec;
+  int N = s->kernels;
+  int x = new_input(P);
+  int top = first_out(P, add_node(P, LS_MAP, 1, &x));
+  if (N == 1) return;
+  if (N == 2) {
+    add_node(P, pick_kind(P, kind_bit(LS_MAP) | kind_bit(LS_PERMUTE) | kind_bit(LS_REDUCE) |
+                                 kind_bit(LS_SCAN)),
+             1, &top);
+    return;
+  }
+  int D;
+  if (s->chain) {
+    D = (s->chain - 1) / 2;
+  } else {
+    int w = s->fanin < 2 ? 2 : s->fanin;
+    D = (N - 1) / (w + 1);
+    if (D < 1) D = 1;
+  }
+  int B = N - 1 - D; /* branches in all; validation and the choice of D keep B >= D */
+  unsigned allowed = kind_bit(LS_MAP) | kind_bit(LS_PERMUTE) | kind_bit(LS_REDUCE) | kind_bit(LS_SCAN);
+  for (int d = 0; d < D; d++) {
+    int w = B / D + (d < B % D);
+    int *in = nz_xmalloc(sizeof(int) * (size_t)(w + 1));
+    int nin = 1, firstarr = -1;
+    for (int b = 0; b < w; b++) {
+      int n = add_node(P, pick_kind(P, allowed), 1, &top);
+      int o = P->nodes.v[n].out[0];
+      if (val(P, o)->is_array && firstarr < 0) firstarr = o;
+      else in[nin++] = o;
+    }
+    in[0] = firstarr >= 0 ? firstarr : top; /* the join iterates over the top's class */
+    top = first_out(P, add_node(P, LS_MAP, nin, in));
+    free(in);
+  }
+}
+
+/* ------------------------------------------------------------------ trap */
+
+/* The greedy trap (paper §8.1), explained in generators/README.md. A gadget
+ * over its own input x:
+ *   M  = MAP(x)                 m
+ *   R  = REDUCE(m, x)           reads m and x: M's consumer and R2's sibling
+ *   C1 = MAP(m); C2.. = FILTER; Cc = REDUCE     the chain M should fuse with
+ *   R2 = REDUCE(x)              R's horizontal partner
+ * Greedy fusing M with R (its nearest consumer) costs one kernel against
+ * {M, C1..Cc} {R, R2}. Even gadgets list R before the chain (greedy top-down
+ * meets it first), odd ones after it (bottom-up in reverse order meets it first). */
+static void plan_trap(GenPlan *P) {
+  const GenSpec *s = P->spec;
+  int N = s->kernels, L = s->chain ? s->chain : 4;
+  if (L + 2 > N) L = N - 2;
+  int G = N / (L + 2), left = N - G * (L + 2);
+  int x0 = -1;
+  for (int j = 0; j < G; j++) {
+    int x = new_input(P);
+    if (j == 0) x0 = x;
+    int m = first_out(P, add_node(P, LS_MAP, 1, &x));
+    int rin[2] = {m, x};
+    if (j % 2 == 0) add_node(P, LS_REDUCE, 2, rin);
+    int c = L - 1, prev = m;
+    for (int t = 1; t <= c; t++) {
+      LcuSoacKind kind = t == 1 ? LS_MAP : t == c ? LS_REDUCE : LS_FILTER;
+      prev = first_out(P, add_node(P, kind, 1, &prev));
+    }
+    if (j % 2 == 1) add_node(P, LS_REDUCE, 2, rin);
+    add_node(P, LS_REDUCE, 1, &x);
+  }
+  for (int k = 0; k < left; k++) add_node(P, LS_REDUCE, 1, &x0); /* neutral: more R2s */
+}
+
+/* ----------------------------------------------------------------------- */
+
+void gen_plan_build(GenPlan *P, const GenSpec *spec) {
+  memset(P, 0, sizeof *P);
+  P->spec = spec;
+  /* mix the seed once so that nearby seeds give unrelated streams */
+  P->rng = spec->seed ^ 0x6E65737369652D67ull; /* "nessie-g" */
+  gen_rand(P);
+  switch (spec->family) {
+  case GEN_RANDOM: plan_random(P); break;
+  case GEN_CHAIN: plan_chain(P); break;
+  case GEN_SIBLINGS: plan_siblings(P); break;
+  case GEN_DIAMOND: plan_diamond(P); break;
+  case GEN_TRAP: plan_trap(P); break;
+  default: nz_die("gen: unknown family %d", (int)spec->family);
+  }
+  if (P->nodes.n != spec->kernels)
+    nz_die("gen: family %s made %d invocations, not %d", gen_family_name(spec->family),
+           P->nodes.n, spec->kernels);
+}
+
+void gen_plan_free(GenPlan *P) {
+  for (int n = 0; n < P->nodes.n; n++) free(P->nodes.v[n].in);
+  nz_vec_free(P->nodes);
+  nz_vec_free(P->vals);
+}
