@@ -1,0 +1,437 @@
+/* fus_prep.c — normalises CPU code before fusion so that every control region
+ * is a sequence of `let defs = run k(vars)` over single-SOAC kernels, plus
+ * scalar lets that do not depend on the region (paper §9.1: scalar code
+ * between invocations is lifted into ONCE kernels). */
+#include "fus_lcu.h"
+
+typedef struct {
+  LcuProgram *p;
+  FusNames *names;
+} Prep;
+
+/* ------------------------------------------------------ classification */
+
+static int pure_scalar_code(const LcuExpr *e) {
+  switch (e->kind) {
+  case LE_RUN:
+  case LE_CALL:
+  case LE_ARRAY:
+    return 0;
+  case LE_PRIM:
+    if (lcu_prim_info(e->prim)->flags & LPF_CPU) return 0;
+    break;
+  default:
+    break;
+  }
+  for (int i = 0; i < e->nargs; i++)
+    if (!pure_scalar_code(e->args[i])) return 0;
+  return 1;
+}
+
+static int scalar_type(const LcuType *t) {
+  if (!t) return 0;
+  if (lcu_type_is_base(t)) return 1;
+  if (t->kind != LT_TUPLE || t->n == 0) return 0;
+  for (int i = 0; i < t->n; i++)
+    if (!lcu_type_is_base(t->elems[i])) return 0;
+  return 1;
+}
+
+int fus_lcu_let_kind(const LcuExpr *let) {
+  const LcuExpr *rhs = let->args[0];
+  if (rhs->kind == LE_RUN) {
+    const LcuKernel *k = rhs->target;
+    if (!k || k->nsoacs != 1 || k->nrets != let->nbinds) return FUS_LET_BARRIER;
+    for (int i = 0; i < rhs->nargs; i++)
+      if (rhs->args[i]->kind != LE_VAR) return FUS_LET_BARRIER;
+    /* The results must be distinct SOAC binders (no parameter passed through,
+     * nothing returned twice): then a def is exactly one SOAC output. */
+    const LcuSoac *s = &k->soacs[0];
+    for (int r = 0; r < k->nrets; r++) {
+      int found = 0;
+      for (int b = 0; b < s->nbinds; b++) found |= s->binds[b].name == k->rets[r].name;
+      for (int q = 0; q < r; q++) found &= k->rets[q].name != k->rets[r].name;
+      if (!found) return FUS_LET_BARRIER;
+    }
+    return FUS_LET_INV;
+  }
+  if (pure_scalar_code(rhs) && scalar_type(rhs->ty) && lcu_type_arity(rhs->ty) == let->nbinds)
+    return FUS_LET_SCALAR;
+  return FUS_LET_BARRIER;
+}
+
+/* ------------------------------------------------- 1. unique let names */
+
+static void uniq(Prep *pp, LcuExpr *e, FusRen *ren, FusNames *seen) {
+  if (e->kind == LE_VAR) {
+    const char *to = fus_ren_get(ren, e->name);
+    if (to) e->name = to;
+    return;
+  }
+  if (e->kind != LE_LET) {
+    for (int i = 0; i < e->nargs; i++) uniq(pp, e->args[i], ren, seen);
+    return;
+  }
+  uniq(pp, e->args[0], ren, seen);
+  int mark = ren->n;
+  for (int i = 0; i < e->nbinds; i++) {
+    const char *nm = e->binds[i].name;
+    if (fus_names_has(seen, nm)) {
+      const char *f = fus_fresh(pp->names, nm);
+      fus_ren_add(ren, nm, f);
+      e->binds[i].name = f;
+    }
+    fus_names_add(seen, e->binds[i].name);
+  }
+  uniq(pp, e->args[1], ren, seen);
+  ren->n = mark;
+}
+
+/* ------------------------------------- 2. runs bound by lets, var args */
+
+static void atomize_stmt(Prep *pp, LcuExpr **slot);
+
+static void atomize_expr(Prep *pp, LcuExpr **slot) {
+  LcuExpr *e = *slot;
+  if (e->kind == LE_LET || e->kind == LE_IF) {
+    atomize_stmt(pp, slot);
+    return;
+  }
+  for (int i = 0; i < e->nargs; i++) atomize_expr(pp, &e->args[i]);
+}
+
+static void atomize_stmt(Prep *pp, LcuExpr **slot) {
+  LcuProgram *p = pp->p;
+  for (;;) {
+    LcuExpr *e = *slot;
+    if (e->kind == LE_RUN) { /* tail position: bind the results, return them */
+      const LcuKernel *k = e->target;
+      int n = k ? k->nrets : 1;
+      LcuBinder *bs = lcu_binders(p, n);
+      LcuExpr **vars = lcu_exprs(p, n);
+      for (int i = 0; i < n; i++) {
+        bs[i] = lcu_binder(fus_fresh(pp->names, "r"), NULL, e->loc);
+        vars[i] = lcu_var(p, bs[i].name, e->loc);
+      }
+      *slot = lcu_let(p, n, bs, e, lcu_tuple(p, n, vars, e->loc), e->loc);
+      continue;
+    }
+    if (e->kind == LE_IF) {
+      atomize_expr(pp, &e->args[0]);
+      atomize_stmt(pp, &e->args[1]);
+      atomize_stmt(pp, &e->args[2]);
+      return;
+    }
+    if (e->kind != LE_LET) {
+      atomize_expr(pp, slot);
+      return;
+    }
+    LcuExpr *rhs = e->args[0];
+    if (rhs->kind == LE_RUN) {
+      for (int i = 0; i < rhs->nargs; i++) {
+        if (rhs->args[i]->kind == LE_VAR) continue;
+        LcuExpr *arg = rhs->args[i];
+        const char *t = fus_fresh(pp->names, "a");
+        rhs->args[i] = lcu_var(p, t, arg->loc);
+        LcuExpr *bind = lcu_let1(p, t, arg, *slot, arg->loc);
+        *slot = bind;
+        slot = &bind->args[1];
+        atomize_expr(pp, &bind->args[0]);
+      }
+    } else {
+      atomize_expr(pp, &e->args[0]);
+    }
+    slot = &e->args[1];
+  }
+}
+
+/* ------------------------------------------- 3. one SOAC per kernel */
+
+/* Renames free occurrences of `from` in e (names are unique per function, so
+ * nothing rebinds `from`). */
+static void rename_free(LcuExpr *e, const char *from, const char *to) {
+  if (e->kind == LE_VAR && e->name == from) e->name = to;
+  for (int i = 0; i < e->nargs; i++) rename_free(e->args[i], from, to);
+}
+
+typedef struct {
+  LcuKernel *orig;
+  int n;             /* one piece per SOAC */
+  LcuKernel **piece; /* piece j applies SOAC j */
+} Fission;
+
+typedef NZ_VEC(const char *) NameVec;
+
+static void soac_refs(const LcuSoac *s, NameVec *out) {
+#define ADD_REF(nm)                                                                                \
+  do {                                                                                             \
+    int seen_ = 0;                                                                                 \
+    for (int q_ = 0; q_ < out->n; q_++) seen_ |= out->v[q_] == (nm);                               \
+    if (!seen_) nz_vec_push(*out, (nm));                                                           \
+  } while (0)
+  for (int t = 0; t < s->nthunks; t++)
+    for (int u = 0; u < s->thunks[t]->nusing; u++) ADD_REF(s->thunks[t]->usings[u].name);
+  if (s->size.kind == LZ_VAR || s->size.kind == LZ_LEN) ADD_REF(s->size.name);
+  if (s->outlen.kind == LZ_VAR || s->outlen.kind == LZ_LEN) ADD_REF(s->outlen.name);
+#undef ADD_REF
+}
+
+static const LcuType *kernel_name_type(const LcuKernel *k, const char *name) {
+  for (int i = 0; i < k->nparams; i++)
+    if (k->params[i].name == name) return k->params[i].ty;
+  for (int s = 0; s < k->nsoacs; s++)
+    for (int b = 0; b < k->soacs[s].nbinds; b++)
+      if (k->soacs[s].binds[b].name == name) return k->soacs[s].binds[b].ty;
+  return NULL;
+}
+
+static Fission *fission(Prep *pp, LcuKernel *k) {
+  LcuProgram *p = pp->p;
+  Fission *f = nz_xcalloc(1, sizeof *f);
+  f->orig = k;
+  f->n = k->nsoacs;
+  f->piece = nz_xcalloc((size_t)f->n, sizeof(LcuKernel *));
+  for (int j = 0; j < k->nsoacs; j++) {
+    const LcuSoac *s = &k->soacs[j];
+    NameVec refs = {0};
+    soac_refs(s, &refs);
+    LcuKernel *pk = lcu_kernel_add(p, fus_fresh(pp->names, k->name), k->loc);
+    pk->nparams = refs.n;
+    pk->params = lcu_binders(p, refs.n);
+    for (int i = 0; i < refs.n; i++) pk->params[i] = lcu_binder(refs.v[i], kernel_name_type(k, refs.v[i]), k->loc);
+    LcuSoac *ns = lcu_kernel_add_soac(p, pk, s->kind, s->loc);
+    *ns = *s;
+    for (int t = 0; t < s->nthunks; t++) ns->thunks[t] = lcu_thunk_copy(p, s->thunks[t]);
+    ns->binds = lcu_binders(p, s->nbinds);
+    memcpy(ns->binds, s->binds, sizeof(LcuBinder) * (size_t)s->nbinds);
+    pk->nrets = s->nbinds;
+    pk->rets = lcu_binders(p, s->nbinds);
+    const LcuType **tys = nz_xcalloc((size_t)s->nbinds, sizeof *tys);
+    for (int b = 0; b < s->nbinds; b++) {
+      pk->rets[b] = lcu_binder(s->binds[b].name, NULL, s->loc);
+      tys[b] = s->binds[b].ty;
+    }
+    pk->ret = lcu_type_tuple(s->nbinds, tys);
+    free(tys);
+    f->piece[j] = pk;
+    nz_vec_free(refs);
+  }
+  return f;
+}
+
+typedef struct {
+  NZ_VEC(Fission *) done;
+} FissionMemo;
+
+static Fission *fission_of(Prep *pp, FissionMemo *m, LcuKernel *k) {
+  for (int i = 0; i < m->done.n; i++)
+    if (m->done.v[i]->orig == k) return m->done.v[i];
+  Fission *f = fission(pp, k);
+  nz_vec_push(m->done, f);
+  return f;
+}
+
+/* Replaces `let ds = run K(args) in body` (K with 0 or several SOACs) by a
+ * chain of single-SOAC invocations, binding K's results to the same names. */
+static void split_invocation(Prep *pp, FissionMemo *m, LcuExpr **slot) {
+  LcuProgram *p = pp->p;
+  LcuExpr *let = *slot, *run = let->args[0], *body = let->args[1];
+  LcuKernel *k = run->target;
+  FusRen map = {0}; /* kernel-level name -> CPU name */
+  for (int i = 0; i < k->nparams; i++) fus_ren_add(&map, k->params[i].name, run->args[i]->name);
+  /* Results: the first return of a SOAC binder takes the def's name; a return
+   * of a parameter, or a repeated one, makes the def an alias. */
+  for (int r = 0; r < k->nrets; r++) {
+    const char *rn = k->rets[r].name, *def = let->binds[r].name;
+    const char *cur = fus_ren_get(&map, rn);
+    if (cur)
+      rename_free(body, def, cur);
+    else
+      fus_ren_add(&map, rn, def);
+  }
+  Fission *f = k->nsoacs ? fission_of(pp, m, k) : NULL;
+  for (int j = 0; j < k->nsoacs; j++)
+    for (int b = 0; b < k->soacs[j].nbinds; b++) {
+      const char *bn = k->soacs[j].binds[b].name;
+      if (!fus_ren_get(&map, bn)) fus_ren_add(&map, bn, fus_fresh(pp->names, bn));
+    }
+  LcuExpr *chain = body;
+  for (int j = k->nsoacs - 1; j >= 0; j--) {
+    LcuKernel *pk = f->piece[j];
+    LcuExpr **args = lcu_exprs(p, pk->nparams);
+    for (int i = 0; i < pk->nparams; i++) args[i] = lcu_var(p, fus_ren_get(&map, pk->params[i].name), run->loc);
+    LcuBinder *bs = lcu_binders(p, pk->nrets);
+    for (int b = 0; b < pk->nrets; b++) bs[b] = lcu_binder(fus_ren_get(&map, pk->rets[b].name), NULL, let->loc);
+    chain = lcu_let(p, pk->nrets, bs, lcu_run(p, pk->name, pk->nparams, args, run->loc), chain, let->loc);
+  }
+  *slot = chain;
+  fus_ren_free(&map);
+}
+
+static void split_stmt(Prep *pp, FissionMemo *m, LcuExpr **slot);
+
+static void split_expr(Prep *pp, FissionMemo *m, LcuExpr **slot) {
+  LcuExpr *e = *slot;
+  if (e->kind == LE_LET || e->kind == LE_IF) {
+    split_stmt(pp, m, slot);
+    return;
+  }
+  for (int i = 0; i < e->nargs; i++) split_expr(pp, m, &e->args[i]);
+}
+
+static void split_stmt(Prep *pp, FissionMemo *m, LcuExpr **slot) {
+  for (;;) {
+    LcuExpr *e = *slot;
+    if (e->kind == LE_IF) {
+      split_expr(pp, m, &e->args[0]);
+      split_stmt(pp, m, &e->args[1]);
+      split_stmt(pp, m, &e->args[2]);
+      return;
+    }
+    if (e->kind != LE_LET) {
+      split_expr(pp, m, slot);
+      return;
+    }
+    LcuExpr *rhs = e->args[0];
+    const LcuKernel *k = rhs->kind == LE_RUN ? rhs->target : NULL;
+    if (k && k->nsoacs != 1 && k->nrets == e->nbinds) {
+      int all_vars = 1;
+      for (int i = 0; i < rhs->nargs; i++) all_vars &= rhs->args[i]->kind == LE_VAR;
+      if (all_vars) {
+        split_invocation(pp, m, slot);
+        continue; /* *slot now starts the chain (or the body, for aliases) */
+      }
+    }
+    split_expr(pp, m, &e->args[0]);
+    slot = &e->args[1];
+  }
+}
+
+/* ----------------------------------------- 4. lift dependent scalar code */
+
+static const LcuType *var_type(const LcuExpr *e, const char *name) {
+  if (e->kind == LE_VAR && e->name == name) return e->ty;
+  for (int i = 0; i < e->nargs; i++) {
+    const LcuType *t = var_type(e->args[i], name);
+    if (t) return t;
+  }
+  return NULL;
+}
+
+/* let xs = rhs  ==>  let xs = run once_N(fvs)  with
+ * kernel once_N(fvs) -> T { let rs = ONCE { () => rhs using fvs } return rs } */
+static void lift(Prep *pp, LcuExpr *let) {
+  LcuProgram *p = pp->p;
+  LcuExpr *rhs = let->args[0];
+  const char **fv;
+  int nfv = fus_free_vars(rhs, &fv);
+  LcuKernel *k = lcu_kernel_add(p, fus_fresh(pp->names, "once"), rhs->loc);
+  k->nparams = nfv;
+  k->params = lcu_binders(p, nfv);
+  LcuBinder *us = lcu_binders(p, nfv);
+  LcuExpr **args = lcu_exprs(p, nfv);
+  for (int i = 0; i < nfv; i++) {
+    k->params[i] = lcu_binder(fv[i], var_type(rhs, fv[i]), rhs->loc);
+    us[i] = lcu_binder(fv[i], NULL, rhs->loc);
+    args[i] = lcu_var(p, fv[i], rhs->loc);
+  }
+  k->ret = rhs->ty;
+  int n = let->nbinds;
+  LcuThunk *t = lcu_thunk_new(p, 0, NULL, rhs, nfv, us, rhs->loc);
+  LcuSoac *s = lcu_kernel_add_soac(p, k, LS_ONCE, rhs->loc);
+  s->nthunks = 1;
+  s->thunks[0] = t;
+  s->nbinds = n;
+  s->binds = lcu_binders(p, n);
+  k->nrets = n;
+  k->rets = lcu_binders(p, n);
+  for (int i = 0; i < n; i++) {
+    s->binds[i] = lcu_binder(fus_fresh(pp->names, let->binds[i].name), NULL, rhs->loc);
+    k->rets[i] = lcu_binder(s->binds[i].name, NULL, rhs->loc);
+  }
+  let->args[0] = lcu_run(p, k->name, nfv, args, rhs->loc);
+  free(fv);
+}
+
+static void lift_chain(Prep *pp, LcuExpr **slot);
+
+static void lift_expr(Prep *pp, LcuExpr **slot) {
+  LcuExpr *e = *slot;
+  if (e->kind == LE_LET || e->kind == LE_IF) {
+    lift_chain(pp, slot);
+    return;
+  }
+  for (int i = 0; i < e->nargs; i++) lift_expr(pp, &e->args[i]);
+}
+
+static void lift_chain(Prep *pp, LcuExpr **slot) {
+  FusNames *defs = fus_names_empty(); /* results of the current region's invocations */
+  for (;;) {
+    LcuExpr *e = *slot;
+    if (e->kind == LE_IF) {
+      lift_expr(pp, &e->args[0]);
+      lift_chain(pp, &e->args[1]);
+      lift_chain(pp, &e->args[2]);
+      break;
+    }
+    if (e->kind != LE_LET) {
+      lift_expr(pp, slot);
+      break;
+    }
+    int kind = fus_lcu_let_kind(e);
+    if (kind == FUS_LET_SCALAR) {
+      const char **fv;
+      int nfv = fus_free_vars(e->args[0], &fv), dep = 0;
+      for (int i = 0; i < nfv; i++) dep |= fus_names_has(defs, fv[i]);
+      free(fv);
+      if (dep) {
+        lift(pp, e);
+        kind = FUS_LET_INV;
+      }
+    }
+    if (kind == FUS_LET_INV) {
+      for (int i = 0; i < e->nbinds; i++) fus_names_add(defs, e->binds[i].name);
+    } else if (kind == FUS_LET_BARRIER) {
+      lift_expr(pp, &e->args[0]);
+      fus_names_free(defs);
+      defs = fus_names_empty();
+    }
+    slot = &e->args[1];
+  }
+  fus_names_free(defs);
+}
+
+/* ------------------------------------------------------------- driver */
+
+int fus_lcu_prepare(LcuProgram *p) {
+  if (lcu_check(p)) return 1;
+  Prep pp = {p, fus_names_new(p)};
+  for (int f = 0; f < p->nfuncs; f++) {
+    LcuFunc *fn = p->funcs[f];
+    FusNames *seen = fus_names_empty();
+    for (int i = 0; i < fn->nparams; i++) fus_names_add(seen, fn->params[i].name);
+    FusRen ren = {0};
+    uniq(&pp, fn->body, &ren, seen);
+    fus_ren_free(&ren);
+    fus_names_free(seen);
+    atomize_stmt(&pp, &fn->body);
+  }
+  int errs = lcu_check(p);
+  if (!errs) {
+    FissionMemo m = {0};
+    int nf = p->nfuncs; /* fission adds kernels, never functions */
+    for (int f = 0; f < nf; f++) split_stmt(&pp, &m, &p->funcs[f]->body);
+    for (int i = 0; i < m.done.n; i++) {
+      free(m.done.v[i]->piece);
+      free(m.done.v[i]);
+    }
+    nz_vec_free(m.done);
+    errs = lcu_check(p);
+  }
+  if (!errs) {
+    for (int f = 0; f < p->nfuncs; f++) lift_chain(&pp, &p->funcs[f]->body);
+    errs = lcu_check(p);
+  }
+  fus_names_free(pp.names);
+  return errs;
+}

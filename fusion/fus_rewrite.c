@@ -1,0 +1,733 @@
+/* fus_rewrite.c — fusion rewriting (paper §9), the same for every scheduler:
+ * each cluster of a region's partition becomes one invocation of a new kernel
+ * holding its members' SOACs, in which the SOAC rules then combine thunks
+ * (‡A, paper §9.2) until no rule applies, and dead SOACs and components go.
+ *
+ * Rules (P produces A, C consumes it, both in one kernel):
+ *   MAP → any SOAC but ONCE: A[e] in C's thunks becomes P's body at e; when C
+ *     reads A only at its own index over P's space, P's body is bound once at
+ *     the top of C's thunk (the paper's ‡A). #A becomes P's size.
+ *   FILTER → REDUCE: C iterates over P's space, reducing P's value where P's
+ *     predicate holds and the operators' identities elsewhere (FILTER-REDUCE).
+ *   FILTER → FILTER: one FILTER over P's space whose value thunk also returns
+ *     P's predicate, which the new predicate checks first. The paper's rule
+ *     passes an index to the predicate; §6 gives predicates the values, so we
+ *     carry the flag as one more (dead) output component instead.
+ *   PERMUTE → REDUCE: reducing a permutation is reducing its values in source
+ *     order (operators are commutative; `id` is excluded by the graph). A
+ *     destination fault of the PERMUTE is no longer detected.
+ *   ONCE → ONCE: one thunk computing both.
+ *   REDUCE → ONCE (and SEGREDUCE → ONCE): no thunk-level rule; both SOACs stay
+ *     in the kernel, the ONCE running after the reduction completes.
+ *   Horizontal: MAPs, REDUCEs, SCANs, ONCEs, SEGREDUCEs, SEGSCANs over the same
+ *     size with no dependence between them become one SOAC returning both
+ *     tuples (reduction operators concatenated). FILTER, PARTITION and PERMUTE
+ *     siblings stay two SOACs in one kernel (one launch, two outputs).
+ * The region's dataflow graph decides which pairs may share a cluster (see
+ * fusion/compat.c and the `iter` flags set in fus_region.c); the preconditions
+ * checked here mirror those, so a legal partition always rewrites. */
+#include <math.h>
+
+#include "fus_lcu.h"
+
+/* --------------------------------------------------------------- helpers */
+
+static int size_equal(const LcuSize *a, const LcuSize *b) {
+  if (a->kind != b->kind) return 0;
+  switch (a->kind) {
+  case LZ_LIT: return a->lit == b->lit;
+  case LZ_VAR:
+  case LZ_LEN: return a->name == b->name;
+  default: return 1;
+  }
+}
+
+static int captures(const LcuThunk *t, const char *x) {
+  for (int u = 0; u < t->nusing; u++)
+    if (t->usings[u].name == x) return 1;
+  return 0;
+}
+
+static int soac_refs(const LcuSoac *s, const char *x) {
+  for (int t = 0; t < s->nthunks; t++)
+    if (captures(s->thunks[t], x)) return 1;
+  if ((s->size.kind == LZ_VAR || s->size.kind == LZ_LEN) && s->size.name == x) return 1;
+  if ((s->outlen.kind == LZ_VAR || s->outlen.kind == LZ_LEN) && s->outlen.name == x) return 1;
+  return 0;
+}
+
+static int binder_index(const LcuSoac *s, const char *x) {
+  for (int b = 0; b < s->nbinds; b++)
+    if (s->binds[b].name == x) return b;
+  return -1;
+}
+
+static int depends(const LcuSoac *c, const LcuSoac *p) {
+  for (int b = 0; b < p->nbinds; b++)
+    if (soac_refs(c, p->binds[b].name)) return 1;
+  return 0;
+}
+
+/* Recomputes a thunk's `using` list from its body's free variables. */
+static void recapture(LcuProgram *p, LcuThunk *t) {
+  const char **fv;
+  int n = fus_free_vars(t->body, &fv), m = 0;
+  t->usings = lcu_binders(p, n);
+  for (int i = 0; i < n; i++) {
+    int is_param = 0;
+    for (int q = 0; q < t->nparams; q++) is_param |= t->params[q].name == fv[i];
+    if (!is_param) t->usings[m++] = lcu_binder(fv[i], NULL, t->loc);
+  }
+  t->nusing = m;
+  free(fv);
+}
+
+/* A size as an expression inside a thunk. */
+static LcuExpr *size_expr(LcuProgram *p, const LcuSize *z, NzLoc loc) {
+  switch (z->kind) {
+  case LZ_LIT: return lcu_int(p, z->lit, loc);
+  case LZ_VAR: return lcu_var(p, z->name, loc);
+  case LZ_LEN: {
+    LcuExpr *v = lcu_var(p, z->name, loc);
+    return lcu_prim(p, LP_LENGTH, 1, &v, loc);
+  }
+  default: nz_die("size_expr: no size");
+  }
+}
+
+static LcuExpr *zero_of(LcuProgram *p, LcuTypeKind k, NzLoc loc) {
+  switch (k) {
+  case LT_BOOL: return lcu_bool(p, 0, loc);
+  case LT_CHAR: return lcu_char(p, 0, loc);
+  case LT_INT: return lcu_int(p, 0, loc);
+  case LT_FLOAT: return lcu_float(p, 0.0, loc);
+  default: nz_die("zero_of: not a base type");
+  }
+}
+
+static LcuExpr *identity_of(LcuProgram *p, LcuRop r, NzLoc loc) {
+  switch (r) {
+  case LR_IADD: case LR_IOR: case LR_IXOR: return lcu_int(p, 0, loc);
+  case LR_IMUL: return lcu_int(p, 1, loc);
+  case LR_IAND: return lcu_int(p, -1, loc);
+  case LR_IMAX: return lcu_int(p, INT32_MIN, loc);
+  case LR_IMIN: return lcu_int(p, INT32_MAX, loc);
+  case LR_FADD: return lcu_float(p, 0.0, loc);
+  case LR_FMUL: return lcu_float(p, 1.0, loc);
+  case LR_FMAX: return lcu_float(p, -HUGE_VAL, loc);
+  case LR_FMIN: return lcu_float(p, HUGE_VAL, loc);
+  case LR_BAND: return lcu_bool(p, 1, loc);
+  case LR_BOR: case LR_BXOR: return lcu_bool(p, 0, loc);
+  default: nz_die("identity_of: %s has no identity", lcu_rop_name(r));
+  }
+}
+
+static LcuBinder *fresh_binders(LcuProgram *p, FusNames *names, int n, const char *base, NzLoc loc) {
+  LcuBinder *b = lcu_binders(p, n);
+  for (int i = 0; i < n; i++) b[i] = lcu_binder(fus_fresh(names, base), NULL, loc);
+  return b;
+}
+
+/* A copy of thunk t's body evaluated at index/params `args` (fresh locals). */
+static LcuExpr *body_at(LcuProgram *p, FusNames *names, const LcuThunk *t, int n, const char *const *args) {
+  FusRen ren = {0};
+  for (int i = 0; i < n && i < t->nparams; i++) fus_ren_add(&ren, t->params[i].name, args[i]);
+  LcuExpr *e = fus_copy_fresh(p, names, t->body, &ren);
+  fus_ren_free(&ren);
+  return e;
+}
+
+/* Number of components a thunk returns (its SOAC's view of it). */
+static int thunk_arity(const LcuSoac *s) {
+  switch (s->kind) {
+  case LS_PARTITION: return s->nbinds / 2;
+  case LS_REDUCE: case LS_SCAN: case LS_SEGREDUCE: case LS_SEGSCAN: return s->nrops;
+  default: return s->nbinds;
+  }
+}
+
+/* ------------------------------------------------ substitution of A reads */
+
+typedef struct {
+  LcuProgram *p;
+  FusNames *names;
+  const LcuSoac *prod; /* a MAP: its outputs are being replaced */
+  const char *idx;     /* bind-at-top mode: reads A[idx] become the bound values */
+  const char **bound;  /* names bound at the top, per output of prod */
+} Subst;
+
+static int prod_output(const Subst *s, const LcuExpr *v) {
+  return v->kind == LE_VAR ? binder_index(s->prod, v->name) : -1;
+}
+
+static LcuExpr *subst(Subst *s, LcuExpr *e) {
+  LcuProgram *p = s->p;
+  if (e->kind == LE_PRIM && e->prim == LP_LENGTH && prod_output(s, e->args[0]) >= 0)
+    return size_expr(p, &s->prod->size, e->loc);
+  if (e->kind == LE_INDEX && prod_output(s, e->args[0]) >= 0) {
+    int k = prod_output(s, e->args[0]);
+    LcuExpr *ix = subst(s, e->args[1]);
+    if (s->idx && ix->kind == LE_VAR && ix->name == s->idx) return lcu_var(p, s->bound[k], e->loc);
+    /* Elsewhere: recompute P's element at that index. */
+    const LcuThunk *t = s->prod->thunks[0];
+    int n = thunk_arity(s->prod);
+    const char *q = fus_fresh(s->names, "q");
+    LcuBinder *bs = fresh_binders(p, s->names, n, "v", e->loc);
+    LcuExpr *val = body_at(p, s->names, t, 1, &q);
+    LcuExpr *in = lcu_let(p, n, bs, val, lcu_var(p, bs[k].name, e->loc), e->loc);
+    return lcu_let1(p, q, ix, in, e->loc);
+  }
+  for (int i = 0; i < e->nargs; i++) e->args[i] = subst(s, e->args[i]);
+  return e;
+}
+
+/* ------------------------------------------------------------ the rules */
+
+static int is_index_thunk(const LcuSoac *s, int t) {
+  if (s->kind == LS_ONCE) return 0;
+  if ((s->kind == LS_FILTER || s->kind == LS_PARTITION) && t == 1) return 0;
+  return s->thunks[t]->nparams == 1;
+}
+
+static int same_space(const LcuSoac *c, const LcuSoac *p) {
+  if (size_equal(&c->size, &p->size)) return 1;
+  return c->size.kind == LZ_LEN && binder_index(p, c->size.name) >= 0;
+}
+
+/* MAP P into C: substitute P's outputs in every thunk of C. */
+static void rule_map(LcuProgram *p, FusNames *names, const LcuSoac *P, LcuSoac *C) {
+  int n = thunk_arity(P);
+  for (int t = 0; t < C->nthunks; t++) {
+    LcuThunk *th = C->thunks[t];
+    int uses = 0;
+    for (int b = 0; b < P->nbinds; b++) uses |= captures(th, P->binds[b].name);
+    if (!uses) continue;
+    Subst s = {p, names, P, NULL, NULL};
+    LcuBinder *top = NULL;
+    if (is_index_thunk(C, t) && same_space(C, P)) {
+      top = fresh_binders(p, names, n, "a", th->loc);
+      s.idx = th->params[0].name;
+      s.bound = nz_xcalloc((size_t)n, sizeof(char *));
+      for (int k = 0; k < n; k++) s.bound[k] = top[k].name;
+    }
+    LcuExpr *body = subst(&s, th->body);
+    if (top) {
+      LcuExpr *val = body_at(p, names, P->thunks[0], 1, &th->params[0].name);
+      body = lcu_let(p, n, top, val, body, th->loc);
+      free(s.bound);
+    }
+    th->body = body;
+    recapture(p, th);
+  }
+  if (C->size.kind == LZ_LEN && binder_index(P, C->size.name) >= 0) C->size = P->size;
+  if (C->outlen.kind == LZ_LEN && binder_index(P, C->outlen.name) >= 0) C->outlen = P->size;
+}
+
+/* Replaces reads P_out[idx] in e by bound values (FILTER/PERMUTE producers:
+ * the graph guarantees idx appears nowhere else and #A is not used). */
+static LcuExpr *subst_aligned(LcuProgram *p, const LcuSoac *P, const char *idx, const LcuBinder *vals, LcuExpr *e) {
+  if (e->kind == LE_INDEX && e->args[0]->kind == LE_VAR && binder_index(P, e->args[0]->name) >= 0 &&
+      e->args[1]->kind == LE_VAR && e->args[1]->name == idx)
+    return lcu_var(p, vals[binder_index(P, e->args[0]->name) % thunk_arity(P)].name, e->loc);
+  for (int i = 0; i < e->nargs; i++) e->args[i] = subst_aligned(p, P, idx, vals, e->args[i]);
+  return e;
+}
+
+/* let (a...) = Pv(j) in let ok = Pp(a...) in <body(a...)> */
+static LcuExpr *filtered(LcuProgram *p, FusNames *names, const LcuSoac *P, const char *j, const LcuBinder *a,
+                         const char *ok, LcuExpr *inner, NzLoc loc) {
+  int n = thunk_arity(P);
+  const char **an = nz_xcalloc((size_t)n, sizeof(char *));
+  for (int k = 0; k < n; k++) an[k] = a[k].name;
+  LcuExpr *pred = body_at(p, names, P->thunks[1], n, an);
+  free(an);
+  LcuExpr *e = lcu_let1(p, ok, pred, inner, loc);
+  return lcu_let(p, n, (LcuBinder *)a, body_at(p, names, P->thunks[0], 1, &j), e, loc);
+}
+
+/* FILTER P into REDUCE C over #A. */
+static void rule_filter_reduce(LcuProgram *p, FusNames *names, const LcuSoac *P, LcuSoac *C) {
+  LcuThunk *th = C->thunks[0];
+  NzLoc loc = th->loc;
+  int n = thunk_arity(P);
+  LcuBinder *a = fresh_binders(p, names, n, "a", loc);
+  const char *j = fus_fresh(names, "j"), *ok = fus_fresh(names, "ok");
+  LcuExpr *val = subst_aligned(p, P, th->params[0].name, a, th->body);
+  LcuExpr **ids = lcu_exprs(p, C->nrops);
+  for (int r = 0; r < C->nrops; r++) ids[r] = identity_of(p, C->rops[r], loc);
+  LcuExpr *sel = lcu_if(p, lcu_var(p, ok, loc), val, lcu_tuple(p, C->nrops, ids, loc), loc);
+  th->body = filtered(p, names, P, j, a, ok, sel, loc);
+  th->params = lcu_binders(p, 1);
+  th->params[0] = lcu_binder(j, NULL, loc);
+  recapture(p, th);
+  C->size = P->size;
+}
+
+/* FILTER P into FILTER C over #A. */
+static void rule_filter_filter(LcuProgram *p, FusNames *names, const LcuSoac *P, LcuSoac *C) {
+  LcuThunk *tv = C->thunks[0], *tp = C->thunks[1];
+  NzLoc loc = tv->loc;
+  int n = thunk_arity(P), m = thunk_arity(C);
+  LcuBinder *a = fresh_binders(p, names, n, "a", loc);
+  LcuBinder *c = fresh_binders(p, names, m, "c", loc);
+  const char *j = fus_fresh(names, "j"), *ok = fus_fresh(names, "ok");
+  /* value thunk: if ok then (C's values, true) else (zeros, false) */
+  LcuExpr *cv = subst_aligned(p, P, tv->params[0].name, a, tv->body);
+  LcuExpr **yes = lcu_exprs(p, m + 1), **no = lcu_exprs(p, m + 1);
+  for (int k = 0; k < m; k++) {
+    yes[k] = lcu_var(p, c[k].name, loc);
+    no[k] = zero_of(p, C->binds[k].ty->elem, loc);
+  }
+  yes[m] = lcu_bool(p, 1, loc);
+  no[m] = lcu_bool(p, 0, loc);
+  LcuExpr *then = lcu_let(p, m, c, cv, lcu_tuple(p, m + 1, yes, loc), loc);
+  LcuExpr *sel = lcu_if(p, lcu_var(p, ok, loc), then, lcu_tuple(p, m + 1, no, loc), loc);
+  tv->body = filtered(p, names, P, j, a, ok, sel, loc);
+  tv->nparams = 1;
+  tv->params = lcu_binders(p, 1);
+  tv->params[0] = lcu_binder(j, NULL, loc);
+  recapture(p, tv);
+  /* predicate: (b..., okp) => okp && C's predicate on b... */
+  LcuBinder *b = fresh_binders(p, names, m + 1, "b", loc);
+  const char **bn = nz_xcalloc((size_t)m, sizeof(char *));
+  for (int k = 0; k < m; k++) bn[k] = b[k].name;
+  LcuExpr *cp = body_at(p, names, tp, m, bn);
+  free(bn);
+  tp->body = lcu_prim2(p, LP_ANDALSO, lcu_var(p, b[m].name, loc), cp, loc);
+  tp->nparams = m + 1;
+  tp->params = b;
+  recapture(p, tp);
+  /* one more output: the flags, all true, never read */
+  LcuBinder *nb = lcu_binders(p, C->nbinds + 1);
+  memcpy(nb, C->binds, sizeof(LcuBinder) * (size_t)C->nbinds);
+  nb[C->nbinds] = lcu_binder(fus_fresh(names, "kept"), lcu_type_array(LT_BOOL), loc);
+  C->binds = nb;
+  C->nbinds++;
+  C->size = P->size;
+}
+
+/* PERMUTE P into REDUCE C over #A. */
+static void rule_permute_reduce(LcuProgram *p, FusNames *names, const LcuSoac *P, LcuSoac *C) {
+  LcuThunk *th = C->thunks[0];
+  NzLoc loc = th->loc;
+  int n = thunk_arity(P);
+  LcuBinder *a = fresh_binders(p, names, n, "a", loc);
+  const char *j = fus_fresh(names, "j");
+  LcuExpr *val = subst_aligned(p, P, th->params[0].name, a, th->body);
+  th->body = lcu_let(p, n, a, body_at(p, names, P->thunks[0], 1, &j), val, loc);
+  th->params = lcu_binders(p, 1);
+  th->params[0] = lcu_binder(j, NULL, loc);
+  recapture(p, th);
+  C->size = P->size;
+}
+
+/* ONCE P into ONCE C: C computes P's values first. */
+static void rule_once_once(LcuProgram *p, FusNames *names, const LcuSoac *P, LcuSoac *C) {
+  LcuThunk *th = C->thunks[0];
+  int n = P->nbinds;
+  LcuBinder *s = fresh_binders(p, names, n, "s", th->loc);
+  FusRen ren = {0};
+  for (int k = 0; k < n; k++) fus_ren_add(&ren, P->binds[k].name, s[k].name);
+  LcuExpr *body = fus_copy_fresh(p, names, th->body, &ren);
+  fus_ren_free(&ren);
+  th->body = lcu_let(p, n, s, body_at(p, names, P->thunks[0], 0, NULL), body, th->loc);
+  recapture(p, th);
+}
+
+static int has_id(const LcuSoac *s) {
+  for (int r = 0; r < s->nrops; r++)
+    if (s->rops[r] == LR_ID) return 1;
+  return 0;
+}
+
+static int check_strict(const LcuExpr *e, const LcuSoac *P, const char *idx) {
+  if (e->kind == LE_INDEX && e->args[0]->kind == LE_VAR && binder_index(P, e->args[0]->name) >= 0)
+    return e->args[1]->kind == LE_VAR && e->args[1]->name == idx;
+  if (e->kind == LE_VAR) return e->name != idx && binder_index(P, e->name) < 0;
+  for (int i = 0; i < e->nargs; i++)
+    if (!check_strict(e->args[i], P, idx)) return 0;
+  return 1;
+}
+
+/* May a FILTER/PERMUTE rule fuse P into C: C iterates over P's output, and
+ * its (first) thunk reads P's outputs only as A[i] at its own index i, which
+ * appears nowhere else, and never asks for #A. */
+static int strict_ok(const LcuSoac *P, const LcuSoac *C) {
+  if (C->size.kind != LZ_LEN || binder_index(P, C->size.name) < 0) return 0;
+  const LcuThunk *th = C->thunks[0];
+  if (th->nparams != 1) return 0;
+  for (int b = 0; b < P->nbinds; b++)
+    if (fus_uses_length(th->body, P->binds[b].name)) return 0;
+  return check_strict(th->body, P, th->params[0].name);
+}
+
+/* Tries a vertical rule for producer P into consumer C; pass 0 holds the
+ * FILTER/PERMUTE rules, which need C's index untouched by MAP inlining. */
+static int try_vertical(LcuProgram *p, FusNames *names, LcuSoac *P, LcuSoac *C, int pass) {
+  if (!depends(C, P)) return 0;
+  if (pass == 0 && P->kind == LS_FILTER && C->kind == LS_REDUCE && !has_id(C) && strict_ok(P, C)) {
+    rule_filter_reduce(p, names, P, C);
+    return 1;
+  }
+  if (pass == 0 && P->kind == LS_FILTER && C->kind == LS_FILTER && strict_ok(P, C)) {
+    for (int b = 0; b < P->nbinds; b++)
+      if (captures(C->thunks[1], P->binds[b].name)) return 0;
+    rule_filter_filter(p, names, P, C);
+    return 1;
+  }
+  if (pass == 0 && P->kind == LS_PERMUTE && P->outlen.kind == LZ_NONE && C->kind == LS_REDUCE && !has_id(C) &&
+      strict_ok(P, C)) {
+    rule_permute_reduce(p, names, P, C);
+    return 1;
+  }
+  if (pass == 1 && P->kind == LS_MAP && C->kind != LS_ONCE) {
+    rule_map(p, names, P, C);
+    return 1;
+  }
+  if (pass == 1 && P->kind == LS_ONCE && C->kind == LS_ONCE) {
+    rule_once_once(p, names, P, C);
+    return 1;
+  }
+  return 0;
+}
+
+static int mergeable_kind(LcuSoacKind k) {
+  return k == LS_MAP || k == LS_REDUCE || k == LS_SCAN || k == LS_ONCE || k == LS_SEGREDUCE || k == LS_SEGSCAN;
+}
+
+/* Horizontal: A and B become one SOAC in A's place. */
+static void merge_horizontal(LcuProgram *p, FusNames *names, LcuSoac *A, const LcuSoac *B) {
+  NzLoc loc = A->thunks[0]->loc;
+  int na = thunk_arity(A), nb = thunk_arity(B);
+  int np = A->kind == LS_ONCE ? 0 : 1;
+  const char *j = np ? fus_fresh(names, "j") : NULL;
+  LcuBinder *x = fresh_binders(p, names, na, "x", loc), *y = fresh_binders(p, names, nb, "y", loc);
+  LcuExpr **all = lcu_exprs(p, na + nb);
+  for (int k = 0; k < na; k++) all[k] = lcu_var(p, x[k].name, loc);
+  for (int k = 0; k < nb; k++) all[na + k] = lcu_var(p, y[k].name, loc);
+  LcuExpr *body = lcu_let(p, nb, y, body_at(p, names, B->thunks[0], np, &j), lcu_tuple(p, na + nb, all, loc), loc);
+  body = lcu_let(p, na, x, body_at(p, names, A->thunks[0], np, &j), body, loc);
+  LcuBinder jb = lcu_binder(j ? j : "j", NULL, loc);
+  LcuThunk *t = lcu_thunk_new(p, np, &jb, body, 0, NULL, loc);
+  recapture(p, t);
+  A->thunks[0] = t;
+  LcuBinder *binds = lcu_binders(p, A->nbinds + B->nbinds);
+  memcpy(binds, A->binds, sizeof(LcuBinder) * (size_t)A->nbinds);
+  memcpy(binds + A->nbinds, B->binds, sizeof(LcuBinder) * (size_t)B->nbinds);
+  A->binds = binds;
+  A->nbinds += B->nbinds;
+  if (A->nrops || B->nrops) {
+    LcuRop *r = NZ_NEWN(p->arena, LcuRop, A->nrops + B->nrops);
+    memcpy(r, A->rops, sizeof(LcuRop) * (size_t)A->nrops);
+    memcpy(r + A->nrops, B->rops, sizeof(LcuRop) * (size_t)B->nrops);
+    A->rops = r;
+    A->nrops += B->nrops;
+  }
+}
+
+/* ------------------------------------------------- kernel-level passes */
+
+typedef NZ_VEC(LcuSoac) SoacVec;
+
+/* path[i][j]: SOAC j depends on SOAC i, transitively (small kernels). */
+static int reaches(const SoacVec *v, int from, int to) {
+  if (from == to) return 1;
+  for (int k = from + 1; k <= to; k++)
+    if (depends(&v->v[k], &v->v[from]) && reaches(v, k, to)) return 1;
+  return 0;
+}
+
+/* Stable topological order (a merged SOAC may need its sibling's inputs). */
+static void toposort(SoacVec *v) {
+  int n = v->n;
+  SoacVec out = {0};
+  char *done = nz_xcalloc((size_t)(n ? n : 1), 1);
+  for (int placed = 0; placed < n; placed++) {
+    int pick = -1;
+    for (int i = 0; i < n && pick < 0; i++) {
+      if (done[i]) continue;
+      int ready = 1;
+      for (int j = 0; j < n && ready; j++)
+        if (!done[j] && j != i && depends(&v->v[i], &v->v[j])) ready = 0;
+      if (ready) pick = i;
+    }
+    if (pick < 0) nz_die("fusion: cyclic SOAC dependences inside a fused kernel");
+    done[pick] = 1;
+    nz_vec_push(out, v->v[pick]);
+  }
+  free(done);
+  nz_vec_free(*v);
+  *v = out;
+}
+
+static int live_name(const LcuKernel *k, const SoacVec *v, int after, const char *x) {
+  for (int r = 0; r < k->nrets; r++)
+    if (k->rets[r].name == x) return 1;
+  for (int i = after + 1; i < v->n; i++)
+    if (soac_refs(&v->v[i], x)) return 1;
+  return 0;
+}
+
+/* Drops SOACs nothing reads and unread components of tuple-producing SOACs
+ * whose components are independent (MAP, ONCE, REDUCE, SCAN, SEG*). */
+static void dead_code(LcuProgram *p, FusNames *names, const LcuKernel *k, SoacVec *v) {
+  for (int i = v->n - 1; i >= 0; i--) {
+    LcuSoac *s = &v->v[i];
+    int nlive = 0;
+    for (int b = 0; b < s->nbinds; b++) nlive += live_name(k, v, i, s->binds[b].name);
+    if (nlive == 0) {
+      memmove(&v->v[i], &v->v[i + 1], sizeof(LcuSoac) * (size_t)(v->n - i - 1));
+      v->n--;
+      continue;
+    }
+    if (nlive == s->nbinds || !mergeable_kind(s->kind)) continue;
+    LcuThunk *t = s->thunks[0];
+    int n = s->nbinds;
+    LcuBinder *c = fresh_binders(p, names, n, "c", t->loc);
+    LcuExpr **keep = lcu_exprs(p, nlive);
+    LcuBinder *nb = lcu_binders(p, nlive);
+    LcuRop *nr = s->nrops ? NZ_NEWN(p->arena, LcuRop, nlive) : NULL;
+    int m = 0;
+    for (int b = 0; b < n; b++) {
+      if (!live_name(k, v, i, s->binds[b].name)) continue;
+      keep[m] = lcu_var(p, c[b].name, t->loc);
+      nb[m] = s->binds[b];
+      if (nr) nr[m] = s->rops[b];
+      m++;
+    }
+    t->body = lcu_let(p, n, c, t->body, lcu_tuple(p, nlive, keep, t->loc), t->loc);
+    s->binds = nb;
+    s->nbinds = nlive;
+    if (nr) {
+      s->rops = nr;
+      s->nrops = nlive;
+    }
+  }
+}
+
+void fus_lcu_fuse_kernel(LcuProgram *p, FusNames *names, LcuKernel *k) {
+  SoacVec v = {0};
+  for (int i = 0; i < k->nsoacs; i++) nz_vec_push(v, k->soacs[i]);
+  for (int changed = 1; changed;) {
+    changed = 0;
+    dead_code(p, names, k, &v);
+    /* vertical: FILTER/PERMUTE rules first (they need C's index untouched) */
+    for (int pass = 0; pass < 2 && !changed; pass++)
+      for (int c = 0; c < v.n && !changed; c++)
+        for (int q = 0; q < c && !changed; q++)
+          if (try_vertical(p, names, &v.v[q], &v.v[c], pass)) changed = 1;
+    if (changed) continue;
+    for (int a = 0; a < v.n && !changed; a++)
+      for (int b = a + 1; b < v.n && !changed; b++) {
+        LcuSoac *A = &v.v[a], *B = &v.v[b];
+        if (A->kind != B->kind || !mergeable_kind(A->kind)) continue;
+        if (A->kind != LS_ONCE && !size_equal(&A->size, &B->size)) continue;
+        if (reaches(&v, a, b)) continue;
+        merge_horizontal(p, names, A, B);
+        memmove(&v.v[b], &v.v[b + 1], sizeof(LcuSoac) * (size_t)(v.n - b - 1));
+        v.n--;
+        toposort(&v);
+        changed = 1;
+      }
+  }
+  dead_code(p, names, k, &v);
+  k->soacs = NZ_NEWN(p->arena, LcuSoac, v.n ? v.n : 1);
+  memcpy(k->soacs, v.v, sizeof(LcuSoac) * (size_t)v.n);
+  k->nsoacs = v.n;
+  nz_vec_free(v);
+}
+
+/* ------------------------------------------------------ region rewrite */
+
+static LcuThunk *copy_thunk(LcuProgram *p, FusNames *names, const LcuThunk *t, const FusRen *map) {
+  FusRen ren = {0};
+  for (int i = 0; i < map->n; i++) fus_ren_add(&ren, map->from[i], map->to[i]);
+  LcuBinder *params = lcu_binders(p, t->nparams);
+  for (int i = 0; i < t->nparams; i++) {
+    params[i] = lcu_binder(fus_fresh(names, t->params[i].name), NULL, t->loc);
+    fus_ren_add(&ren, t->params[i].name, params[i].name);
+  }
+  LcuExpr *body = fus_copy_fresh(p, names, t->body, &ren);
+  fus_ren_free(&ren);
+  LcuThunk *c = lcu_thunk_new(p, t->nparams, params, body, 0, NULL, t->loc);
+  recapture(p, c);
+  return c;
+}
+
+static LcuSize map_size(LcuSize z, const FusRen *map) {
+  if (z.kind == LZ_VAR || z.kind == LZ_LEN) {
+    const char *to = fus_ren_get(map, z.name);
+    if (to) z.name = to;
+  }
+  return z;
+}
+
+typedef struct {
+  int n;
+  int *member; /* invocation indices, program order */
+} Cluster;
+
+int fus_lcu_rewrite(LcuProgram *p, FusNames *names, FusLcuRegion *r, const int *cl) {
+  const FusGraph *g = r->graph;
+  int n = r->ninv, ncl = 0;
+  for (int i = 0; i < n; i++)
+    if (cl[i] + 1 > ncl) ncl = cl[i] + 1;
+  Cluster *C = nz_xcalloc((size_t)ncl, sizeof *C);
+  for (int i = 0; i < n; i++) {
+    Cluster *c = &C[cl[i]];
+    c->member = nz_xrealloc(c->member, sizeof(int) * (size_t)(c->n + 1));
+    c->member[c->n++] = i;
+  }
+  /* The region's lets: transparent scalar lets keep their order in front. */
+  NZ_VEC(LcuExpr *) scalars = {0};
+  LcuExpr *e = *r->head, *after = NULL;
+  for (int l = 0; l < r->nlets; l++) {
+    if (fus_lcu_let_kind(e) == FUS_LET_SCALAR) nz_vec_push(scalars, e);
+    after = e->args[1];
+    e = e->args[1];
+  }
+  /* Cluster order: topological in the contracted graph, earliest first. */
+  int *order = nz_xcalloc((size_t)ncl, sizeof(int)), *placed = nz_xcalloc((size_t)ncl, sizeof(int));
+  for (int o = 0; o < ncl; o++) {
+    int pick = -1;
+    for (int c = 0; c < ncl && pick < 0; c++) {
+      if (placed[c] || C[c].n == 0) continue;
+      int ready = 1;
+      for (int i = 0; i < n && ready; i++)
+        for (int j = 0; j < n && ready; j++)
+          if (cl[j] == c && cl[i] != c && !placed[cl[i]] && fus_into(g, i, j)) ready = 0;
+      if (ready) pick = c;
+    }
+    if (pick < 0) {
+      nz_error("fusion: the partition of region %d contracts to a cycle", r->index);
+      free(order);
+      free(placed);
+      for (int c = 0; c < ncl; c++) free(C[c].member);
+      free(C);
+      nz_vec_free(scalars);
+      return -1;
+    }
+    placed[pick] = 1;
+    order[o] = pick;
+  }
+  /* One let per cluster. */
+  LcuExpr **lets = nz_xcalloc((size_t)ncl, sizeof(LcuExpr *));
+  for (int c = 0; c < ncl; c++) {
+    Cluster *cc = &C[c];
+    if (cc->n == 1) {
+      lets[c] = r->inv[cc->member[0]].let;
+      continue;
+    }
+    const FusLcuInv *first = &r->inv[cc->member[0]];
+    NzLoc loc = first->let->loc;
+    LcuKernel *k = lcu_kernel_add(p, fus_fresh(names, "fused"), first->kernel->loc);
+    NZ_VEC(LcuBinder) params = {0};
+    NZ_VEC(LcuBinder) outs = {0};
+    NZ_VEC(const LcuType *) outty = {0};
+    for (int m = 0; m < cc->n; m++) {
+      const FusLcuInv *inv = &r->inv[cc->member[m]];
+      const LcuExpr *run = inv->let->args[0];
+      const LcuKernel *mk = inv->kernel;
+      FusRen map = {0};
+      for (int a = 0; a < run->nargs; a++) {
+        const char *arg = run->args[a]->name;
+        fus_ren_add(&map, mk->params[a].name, arg);
+        int v = fus_graph_find_var(g, arg), internal = 0;
+        if (v >= 0 && g->var[v].producer >= 0 && cl[g->var[v].producer] == c) internal = 1;
+        int dup = 0;
+        for (int q = 0; q < params.n; q++) dup |= params.v[q].name == arg;
+        if (!internal && !dup) nz_vec_push(params, lcu_binder(arg, mk->params[a].ty, loc));
+      }
+      const LcuSoac *s = &mk->soacs[0];
+      for (int b = 0; b < s->nbinds; b++) {
+        const char *def = NULL;
+        for (int q = 0; q < mk->nrets; q++)
+          if (mk->rets[q].name == s->binds[b].name) def = inv->let->binds[q].name;
+        fus_ren_add(&map, s->binds[b].name, def ? def : fus_fresh(names, s->binds[b].name));
+      }
+      LcuSoac *ns = lcu_kernel_add_soac(p, k, s->kind, s->loc);
+      *ns = *s;
+      for (int t = 0; t < s->nthunks; t++) ns->thunks[t] = copy_thunk(p, names, s->thunks[t], &map);
+      ns->binds = lcu_binders(p, s->nbinds);
+      for (int b = 0; b < s->nbinds; b++) {
+        ns->binds[b] = s->binds[b];
+        ns->binds[b].name = fus_ren_get(&map, s->binds[b].name);
+      }
+      ns->size = map_size(s->size, &map);
+      ns->outlen = map_size(s->outlen, &map);
+      fus_ren_free(&map);
+      /* Results needed outside the cluster. */
+      for (int q = 0; q < inv->let->nbinds; q++) {
+        const char *def = inv->let->binds[q].name;
+        int v = fus_graph_find_var(g, def), needed = v < 0;
+        if (v >= 0) {
+          needed = g->var[v].live_out;
+          for (int u = 0; u < g->var[v].nconsumers; u++) needed |= cl[g->var[v].consumers[u]] != c;
+        }
+        if (needed) {
+          nz_vec_push(outs, lcu_binder(def, NULL, loc));
+          nz_vec_push(outty, lcu_type_component(mk->ret, q));
+        }
+      }
+    }
+    if (outs.n == 0) { /* nothing read later: keep the last member's results */
+      const FusLcuInv *inv = &r->inv[cc->member[cc->n - 1]];
+      for (int q = 0; q < inv->let->nbinds; q++) {
+        nz_vec_push(outs, lcu_binder(inv->let->binds[q].name, NULL, loc));
+        nz_vec_push(outty, lcu_type_component(inv->kernel->ret, q));
+      }
+    }
+    k->nparams = params.n;
+    k->params = lcu_binders(p, params.n);
+    memcpy(k->params, params.v, sizeof(LcuBinder) * (size_t)params.n);
+    k->nrets = outs.n;
+    k->rets = lcu_binders(p, outs.n);
+    memcpy(k->rets, outs.v, sizeof(LcuBinder) * (size_t)outs.n);
+    k->ret = lcu_type_tuple(outty.n, outty.v);
+    fus_lcu_fuse_kernel(p, names, k);
+    LcuExpr **args = lcu_exprs(p, params.n);
+    for (int a = 0; a < params.n; a++) args[a] = lcu_var(p, params.v[a].name, loc);
+    LcuBinder *bs = lcu_binders(p, outs.n);
+    memcpy(bs, outs.v, sizeof(LcuBinder) * (size_t)outs.n);
+    for (int b = 0; b < outs.n; b++) bs[b].slot = -1;
+    lets[c] = lcu_let(p, outs.n, bs, lcu_run(p, k->name, params.n, args, loc), NULL, loc);
+    nz_vec_free(params);
+    nz_vec_free(outs);
+    nz_vec_free(outty);
+  }
+  /* Relink: scalars, clusters in order, then what followed the region. */
+  LcuExpr **slot = r->head;
+  for (int i = 0; i < scalars.n; i++) {
+    *slot = scalars.v[i];
+    slot = &scalars.v[i]->args[1];
+  }
+  for (int o = 0; o < ncl; o++) {
+    LcuExpr *l = lets[order[o]];
+    if (!l) continue;
+    *slot = l;
+    slot = &l->args[1];
+  }
+  *slot = after;
+  free(lets);
+  free(order);
+  free(placed);
+  for (int c = 0; c < ncl; c++) free(C[c].member);
+  free(C);
+  nz_vec_free(scalars);
+  return 0;
+}
+
+static void mark_runs(const LcuExpr *e, FusNames *used) {
+  if (e->kind == LE_RUN) fus_names_add(used, e->name);
+  for (int i = 0; i < e->nargs; i++) mark_runs(e->args[i], used);
+}
+
+void fus_lcu_drop_unused_kernels(LcuProgram *p) {
+  FusNames *used = fus_names_empty();
+  for (int f = 0; f < p->nfuncs; f++) mark_runs(p->funcs[f]->body, used);
+  int m = 0;
+  for (int k = 0; k < p->nkernels; k++)
+    if (fus_names_has(used, p->kernels[k]->name)) p->kernels[m++] = p->kernels[k];
+  p->nkernels = m;
+  fus_names_free(used);
+}
