@@ -224,7 +224,7 @@ static const char *op_target(const char *op) {
       {"+", "__add"},   {"-", "__sub"},     {"*", "__mul"},     {"/", "__div"},
       {"==", "__eq"},   {"/=", "__ne"},     {"<", "__lt"},      {">", "__gt"},
       {"<=", "__le"},   {">=", "__ge"},     {"and", "__and"},   {"or", "__or"},
-      {"xor", "__xor"}, {"nor", "nor"},     {"nand", "nand"},   {"^", "__power"},
+      {"xor", "__xor"}, {"nor", "__nor"}, {"nand", "__nand"},   {"^", "__power"},
       {"++", "append"}, {"||", "__pad"},    {"->", "__read"},   {"<-", "write"},
       {"#", "__length"}, {"@", "__string"}, {"negate", "__neg"}, {"elt", "__elt"},
   };

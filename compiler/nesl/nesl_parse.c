@@ -503,6 +503,13 @@ static NlExpr *prefix(P *p) {
   case T_HASH: return mk_call(p, mk_var(p, "#", t->loc, true), expr(p, 25), t->loc);
   case T_AT: return mk_call(p, mk_var(p, "@", t->loc, true), expr(p, 25), t->loc);
   case T_MINUS: {
+    if (at(p, T_INT) && peek(p)->i == 2147483648LL) { /* -2147483648 is min_int */
+      NlToken *n = next(p);
+      e = mk(p, E_INT, t->loc);
+      e->ival = INT32_MIN;
+      (void)n;
+      return e;
+    }
     NlExpr *x = expr(p, 25);
     if (x->k == E_INT && x->ival != INT32_MIN) { /* fold literals: -2147483648 works */
       x->ival = -x->ival;

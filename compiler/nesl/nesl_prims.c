@@ -430,6 +430,21 @@ static NlVal identity(NlVal x) {
   }
 }
 static NlVal p_identity(NlVal *a) { return identity(A0); }
+/* n identity values of v's element type (for unpack) */
+static NlVal p_identity_seq(NlVal *a) {
+  int n = A1.i < 0 ? 0 : A1.i;
+  if (A0.s->n) {
+    NlVal x[2] = {identity(nesl_seq_get(A0.s, 0)), vint(n)};
+    return p_dist(x);
+  }
+  NlSeq *r = nesl_seq_new(A0.s->ek, n);
+  if (A0.s->ek == EK_BOXED) {
+    for (int i = 0; i < n; i++) r->v[i] = vseq(nesl_seq_new(EK_BOXED, 0));
+  } else {
+    memset(r->v, 0, (size_t)n * (size_t)esz(r));
+  }
+  return vseq(r);
+}
 static NlVal p_string(NlVal *a) {
   NzBuf b = {0};
   nesl_value_string(&b, A0);
@@ -630,6 +645,7 @@ const NlPrim nesl_prims[] = {
     {"__eql", "(a, a) -> bool :: (a in any)", 2, p_eql},
     {"__hash", "(a, int) -> int :: (a in any)", 2, p_hash},
     {"__identity", "a -> a :: (a in any)", 1, p_identity},
+    {"__identity_seq", "([a], int) -> [a] :: (a in any)", 2, p_identity_seq},
     {"__string", "a -> [char] :: (a in any)", 1, p_string},
     {"__float_string", "(float, int, bool) -> [char]", 3, p_float_string},
     {"__parse_float", "[char] -> (float, bool)", 1, p_parse_float},
