@@ -177,6 +177,7 @@ static const LcuType *arg_type(const FusLcuInv *inv, const char *param) {
 }
 
 static const char *size_key(Ctx *c, int i, const LcuSize *z, int depth);
+static const char *var_len_key(Ctx *c, const char *name, int depth);
 
 /* The length of CPU array variable `name`, as a key. */
 static const char *var_len_key(Ctx *c, const char *name, int depth) {
@@ -200,6 +201,39 @@ static const char *var_len_key(Ctx *c, const char *name, int depth) {
   }
 }
 
+static const LcuExpr *def_rhs(const LcuExpr *e, const char *name) {
+  if (e->kind == LE_LET && e->nbinds == 1 && e->binds[0].name == name) return e->args[0];
+  for (int i = 0; i < e->nargs; i++) {
+    const LcuExpr *r = def_rhs(e->args[i], name);
+    if (r) return r;
+  }
+  return NULL;
+}
+
+/* An int CPU variable used as a size: follow its definition through copies,
+ * literals, #x and seg_total(sd) (names are unique per function). */
+static const char *scalar_key(Ctx *c, const char *a, int depth) {
+  const LcuExpr *rhs = depth < 64 ? def_rhs(c->r->func->body, a) : NULL;
+  if (!rhs) return a;
+  switch (rhs->kind) {
+  case LE_INT:
+    return nz_sprintf(c->g->arena, "%d", (int)rhs->lit.i);
+  case LE_VAR:
+    return scalar_key(c, rhs->name, depth + 1);
+  case LE_PRIM:
+    if (rhs->args[0]->kind != LE_VAR) return a;
+    if (rhs->prim == LP_SEG_TOTAL) return nz_sprintf(c->g->arena, "total(%s)", rhs->args[0]->name);
+    if (rhs->prim == LP_LENGTH) {
+      const LcuType *t = rhs->args[0]->ty;
+      if (t && t->kind == LT_SEGDES) return nz_sprintf(c->g->arena, "#%s", rhs->args[0]->name);
+      return var_len_key(c, rhs->args[0]->name, depth + 1);
+    }
+    return a;
+  default:
+    return a;
+  }
+}
+
 static const char *size_key(Ctx *c, int i, const LcuSize *z, int depth) {
   const FusLcuInv *inv = &c->r->inv[i];
   const LcuSoac *s = &inv->kernel->soacs[0];
@@ -210,7 +244,8 @@ static const char *size_key(Ctx *c, int i, const LcuSize *z, int depth) {
   case LZ_VAR: {
     const char *a = arg_of(inv, z->name);
     if (!a) return NULL;
-    return seg && z == &s->size ? nz_sprintf(c->g->arena, "total(%s)", a) : a;
+    if (seg && z == &s->size) return nz_sprintf(c->g->arena, "total(%s)", a);
+    return scalar_key(c, a, depth);
   }
   case LZ_LEN: {
     const char *a = arg_of(inv, z->name);

@@ -685,6 +685,17 @@ int fus_lcu_rewrite(LcuProgram *p, FusNames *names, FusLcuRegion *r, const int *
     memcpy(k->rets, outs.v, sizeof(LcuBinder) * (size_t)outs.n);
     k->ret = lcu_type_tuple(outty.n, outty.v);
     fus_lcu_fuse_kernel(p, names, k);
+    /* Inputs only a vanished SOAC read (e.g. a MAP's size) are dropped. */
+    int kept = 0;
+    for (int a = 0; a < params.n; a++) {
+      int used = 0;
+      for (int q = 0; q < k->nsoacs && !used; q++) used = soac_refs(&k->soacs[q], params.v[a].name);
+      for (int q = 0; q < k->nrets && !used; q++) used = k->rets[q].name == params.v[a].name;
+      if (used) params.v[kept++] = params.v[a];
+    }
+    params.n = kept;
+    k->nparams = kept;
+    memcpy(k->params, params.v, sizeof(LcuBinder) * (size_t)kept);
     LcuExpr **args = lcu_exprs(p, params.n);
     for (int a = 0; a < params.n; a++) args[a] = lcu_var(p, params.v[a].name, loc);
     LcuBinder *bs = lcu_binders(p, outs.n);
