@@ -326,14 +326,16 @@ static void plan_diamond(GenPlan *P) {
 /* ------------------------------------------------------------------ trap */
 
 /* The greedy trap (paper §8.1), explained in generators/README.md. A gadget
- * over its own input x:
+ * over its own input x, in this program order:
  *   M  = MAP(x)                 m
- *   R  = REDUCE(m, x)           reads m and x: M's consumer and R2's sibling
- *   C1 = MAP(m); C2.. = FILTER; Cc = REDUCE     the chain M should fuse with
+ *   R  = REDUCE(m, x)           M's nearest consumer, and a sibling of R2 (both read x)
+ *   C1 = MAP(m), C2.. = FILTER, Cc = REDUCE      the chain M should fuse with
  *   R2 = REDUCE(x)              R's horizontal partner
- * Greedy fusing M with R (its nearest consumer) costs one kernel against
- * {M, C1..Cc} {R, R2}. Even gadgets list R before the chain (greedy top-down
- * meets it first), odd ones after it (bottom-up in reverse order meets it first). */
+ * R and C1 are siblings of different SOACs, so M fuses with one of them only.
+ * Greedy takes M+R first (top-down: R is M's first consumer; bottom-up: R is
+ * a leaf next to M, the chain reaches M last) and ends with {M,R} {C1..Cc}
+ * {R2}, 3 kernels, where {M,C1..Cc} {R,R2} needs 2. Kernels left over after
+ * the last whole gadget are more REDUCEs over the first gadget's input. */
 static void plan_trap(GenPlan *P) {
   const GenSpec *s = P->spec;
   int N = s->kernels, L = s->chain ? s->chain : 4;
@@ -345,13 +347,12 @@ static void plan_trap(GenPlan *P) {
     if (j == 0) x0 = x;
     int m = first_out(P, add_node(P, LS_MAP, 1, &x));
     int rin[2] = {m, x};
-    if (j % 2 == 0) add_node(P, LS_REDUCE, 2, rin);
+    add_node(P, LS_REDUCE, 2, rin);
     int c = L - 1, prev = m;
     for (int t = 1; t <= c; t++) {
       LcuSoacKind kind = t == 1 ? LS_MAP : t == c ? LS_REDUCE : LS_FILTER;
       prev = first_out(P, add_node(P, kind, 1, &prev));
     }
-    if (j % 2 == 1) add_node(P, LS_REDUCE, 2, rin);
     add_node(P, LS_REDUCE, 1, &x);
   }
   for (int k = 0; k < left; k++) add_node(P, LS_REDUCE, 1, &x0); /* neutral: more R2s */

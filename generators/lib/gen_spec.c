@@ -206,7 +206,7 @@ int gen_spec_parse(const char *text, GenSpec *s, char **err) {
       mixbuf[mixlen++] = ',';
       memcpy(mixbuf + mixlen, p, n + 1);
       mixlen += n;
-    } else if (*p || comma) {
+    } else if (*p) { /* empty items ("a=1,,b=2", a trailing comma) are harmless */
       rc = fail(err, "bad item '%s' in generator spec: expected KEY=VALUE", p);
     }
     p = comma ? comma + 1 : NULL;
