@@ -15,6 +15,7 @@ typedef struct {
   const char *idx;     /* its name */
   NZ_VEC(LcuBinder) using; /* captures, in order of first use */
   int ntemps;          /* thunk-local names t1, t2, ... */
+  int no_copy;         /* never return a bare read (a MAP copying an array is dull) */
 } Tx;
 
 static void capture(Tx *t, const char *name) {
@@ -118,7 +119,7 @@ static LcuExpr *value_expr(Tx *t, const int *vs, int n, LcuTypeKind ty) {
     e = e ? combine(t, e, r, ty) : r;
   }
   if (!e) nz_die("gen: a thunk over no values");
-  if (gen_chance(t->P, n == 1 ? 0.8 : 0.4)) e = unary(t, e, ty); /* a bare copy is dull */
+  if ((n == 1 && t->no_copy) || gen_chance(t->P, n == 1 ? 0.6 : 0.4)) e = unary(t, e, ty);
   return e;
 }
 
@@ -197,6 +198,7 @@ static void emit_kernel(LcuProgram *p, GenPlan *P, int n) {
     break;
   case LS_MAP:
     tx_init(&t, p, P, 1);
+    t.no_copy = 1;
     s.thunks[0] = tx_thunk(&t, "i", value_expr(&t, g->in, g->nin, g->ty));
     break;
   case LS_PERMUTE: {
