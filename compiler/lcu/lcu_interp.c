@@ -12,6 +12,38 @@
 #include <pthread.h>
 #include <setjmp.h>
 
+/* Unwinding after a fault. GCC's and clang's builtin setjmp/longjmp bypass
+ * libc (whose longjmp ASan intercepts and, from more than 64 MB deep in a
+ * runaway recursion, refuses to clean up after, with a warning); under ASan
+ * we unpoison the abandoned part of the stack ourselves. */
+#if defined(__GNUC__)
+typedef void *LcuJmp[5];
+#define LCU_SETJMP(b) __builtin_setjmp(b)
+#define LCU_LONGJMP(b) __builtin_longjmp(b, 1)
+#else
+typedef jmp_buf LcuJmp;
+#define LCU_SETJMP(b) setjmp(b)
+#define LCU_LONGJMP(b) longjmp(b, 1)
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define LCU_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define LCU_ASAN 1
+#endif
+#endif
+#ifdef LCU_ASAN
+#include <sanitizer/asan_interface.h>
+#if defined(__clang__)
+#define LCU_NO_ASAN __attribute__((no_sanitize_address, noinline))
+#else /* noipa: GCC would otherwise find out that fault never returns */
+#define LCU_NO_ASAN __attribute__((no_sanitize_address, noipa))
+#endif
+#else
+#define LCU_NO_ASAN
+#endif
+#include <sys/resource.h>
+
 /* Kept out of eval so that eval's own frame, which deep λcu recursion
  * multiplies, stays small. */
 #if defined(__GNUC__)
@@ -41,18 +73,37 @@ typedef struct Frame {
 
 typedef struct {
   const LcuProgram *prog;
-  jmp_buf fault;
+  LcuJmp fault;
   Frame *frames;           /* innermost first */
   NZ_VEC(LcuValue) temps;  /* owned values in flight */
   NZ_VEC(void *) scratch;  /* thunk frames of the SOACs being evaluated */
+  char *stack_top;         /* frame address where the run started */
+  size_t stack_room;       /* C stack the run may use before it is a fault */
+  int64_t depth;           /* nested λcu calls */
 } Interp;
 
-NZ_NORETURN NZ_PRINTF(3, 4) static void fault(Interp *I, NzLoc loc, const char *fmt, ...) {
+NZ_NORETURN LCU_NO_ASAN static void unwind(Interp *I) {
+#ifdef LCU_ASAN
+  char *here = __builtin_frame_address(0);
+  if (here < I->stack_top) __asan_unpoison_memory_region(here, (size_t)(I->stack_top - here));
+#endif
+  LCU_LONGJMP(I->fault);
+}
+
+/* Under ASan, fault is not declared noreturn: ASan would otherwise call
+ * __asan_handle_no_return at every call site (see above). */
+#ifdef LCU_ASAN
+#define FAULT_NORETURN
+#else
+#define FAULT_NORETURN NZ_NORETURN
+#endif
+FAULT_NORETURN NZ_PRINTF(3, 4) LCU_NO_ASAN static void fault(Interp *I, NzLoc loc, const char *fmt,
+                                                            ...) {
   va_list ap;
   va_start(ap, fmt);
   nz_verror_at(loc, fmt, ap);
   va_end(ap);
-  longjmp(I->fault, 1);
+  unwind(I);
 }
 
 /* ----------------------------------------------------------------- frames */
@@ -730,77 +781,144 @@ static LcuValue temp_pop(Interp *I) {
 
 static LcuValue eval(Interp *I, const LcuExpr *e, Frame *f);
 
-NOINLINE static LcuValue eval_prim(Interp *I, const LcuExpr *e, Frame *f) {
-  switch (e->prim) {
-  case LP_ANDALSO:
-  case LP_ORELSE: {
-    int a = eval(I, e->args[0], f).u.b;
-    if (e->prim == LP_ANDALSO ? !a : a) return lcu_value_bool(a);
-    return lcu_value_bool(eval(I, e->args[1], f).u.b);
+/* The CPU-only and rarely used cases live in their own functions so that
+ * eval's C frame, which deep λcu recursion multiplies, stays small. */
+
+NOINLINE static LcuValue prim_print(Interp *I, const LcuExpr *e, Frame *f) {
+  LcuValue v = eval(I, e->args[0], f);
+  NzBuf b = {0};
+  lcu_value_print(&b, v);
+  nz_buf_putc(&b, '\n');
+  fputs(b.s, stdout);
+  nz_buf_free(&b);
+  lcu_value_release(v);
+  return lcu_value_tuple(0, NULL);
+}
+
+NOINLINE static LcuValue prim_make_segdes(Interp *I, const LcuExpr *e, Frame *f) {
+  LcuValue v = eval(I, e->args[0], f);
+  temp_push(I, v);
+  const LcuArray *a = v.u.arr;
+  int64_t total = 0;
+  for (int64_t j = 0; j < a->len; j++) {
+    if (a->d.i[j] < 0)
+      fault(I, e->loc, "make_segdes: negative segment length %d at position %lld", a->d.i[j],
+            (long long)j);
+    total += a->d.i[j];
   }
-  case LP_PRINT: {
-    LcuValue v = eval(I, e->args[0], f);
-    NzBuf b = {0};
-    lcu_value_print(&b, v);
-    nz_buf_putc(&b, '\n');
-    fputs(b.s, stdout);
-    nz_buf_free(&b);
-    lcu_value_release(v);
-    return lcu_value_tuple(0, NULL);
+  if (total > INT32_MAX)
+    fault(I, e->loc, "make_segdes: %lld elements in all, more than an int can index",
+          (long long)total);
+  LcuValue r = {.kind = LT_SEGDES};
+  r.u.sd = lcu_segdes_new(a->d.i, a->len);
+  lcu_value_release(temp_pop(I));
+  return r;
+}
+
+NOINLINE static LcuValue prim_seg_lengths(Interp *I, const LcuExpr *e, Frame *f) {
+  LcuValue v = eval(I, e->args[0], f);
+  LcuArray *a = lcu_array_new(LT_INT, v.u.sd->nsegs);
+  if (a->len) memcpy(a->d.i, v.u.sd->lens, sizeof(int32_t) * (size_t)a->len);
+  lcu_value_release(v);
+  return array_value(a);
+}
+
+NOINLINE static LcuValue prim_select(Interp *I, const LcuExpr *e, Frame *f) {
+  for (int k = 0; k < 3; k++) temp_push(I, eval(I, e->args[k], f));
+  LcuValue no = temp_pop(I), yes = temp_pop(I), c = temp_pop(I);
+  if (!c.u.b) {
+    LcuValue t = yes;
+    yes = no;
+    no = t;
   }
-  case LP_MAKE_SEGDES: {
-    LcuValue v = eval(I, e->args[0], f);
-    temp_push(I, v);
-    const LcuArray *a = v.u.arr;
-    int64_t total = 0;
-    for (int64_t j = 0; j < a->len; j++) {
-      if (a->d.i[j] < 0)
-        fault(I, e->loc, "make_segdes: negative segment length %d at position %lld", a->d.i[j],
-              (long long)j);
-      total += a->d.i[j];
-    }
-    if (total > INT32_MAX)
-      fault(I, e->loc, "make_segdes: %lld elements in all, more than an int can index",
-            (long long)total);
-    LcuValue r = {.kind = LT_SEGDES};
-    r.u.sd = lcu_segdes_new(a->d.i, a->len);
-    lcu_value_release(temp_pop(I));
-    return r;
+  lcu_value_release(no);
+  return yes;
+}
+
+/* Scalar primitives (and #, seg_*): operands wait on the temporary stack. */
+NOINLINE static LcuValue prim_generic(Interp *I, const LcuExpr *e, Frame *f) {
+  if (e->nargs > 3) nz_die("lcu interpreter: primitive with %d operands", e->nargs);
+  int base = I->temps.n;
+  for (int k = 0; k < e->nargs; k++) temp_push(I, eval(I, e->args[k], f));
+  Cell a[3];
+  for (int k = 0; k < e->nargs; k++) a[k] = cell_of(I->temps.v[base + k]);
+  Cell r = prim_apply(I, e, a);
+  while (I->temps.n > base) lcu_value_release(temp_pop(I));
+  return value_of(e->ty->kind, r);
+}
+
+NOINLINE static LcuValue eval_array(Interp *I, const LcuExpr *e, Frame *f) {
+  LcuTypeKind k = e->opty ? e->opty->kind : e->ty->elem;
+  LcuArray *a = lcu_array_new(k, e->nargs);
+  temp_push(I, array_value(a));
+  for (int i = 0; i < e->nargs; i++) store(a, i, cell_of(eval(I, e->args[i], f)));
+  return temp_pop(I);
+}
+
+NOINLINE static LcuValue eval_tuple(Interp *I, const LcuExpr *e, Frame *f) {
+  int base = I->temps.n;
+  for (int k = 0; k < e->nargs; k++) temp_push(I, eval(I, e->args[k], f));
+  LcuValue t = lcu_value_tuple(e->nargs, I->temps.v + base);
+  I->temps.n = base;
+  return t;
+}
+
+NOINLINE static LcuValue eval_index(Interp *I, const LcuExpr *e, Frame *f) {
+  LcuValue a = eval(I, e->args[0], f);
+  temp_push(I, a);
+  int32_t i = eval(I, e->args[1], f).u.i;
+  Cell c = subscript(I, e, a.u.arr, i);
+  LcuTypeKind k = a.u.arr->elem;
+  lcu_value_release(temp_pop(I));
+  return value_of(k, c);
+}
+
+NOINLINE static void bind_let(Interp *I, const LcuExpr *e, Frame *f, LcuValue v) {
+  if (e->nbinds == 1) {
+    set_slot(f, e->binds[0].slot, v);
+    return;
   }
-  case LP_SEG_LENGTHS: {
-    LcuValue v = eval(I, e->args[0], f);
-    LcuArray *a = lcu_array_new(LT_INT, v.u.sd->nsegs);
-    if (a->len) memcpy(a->d.i, v.u.sd->lens, sizeof(int32_t) * (size_t)a->len);
-    lcu_value_release(v);
-    return array_value(a);
-  }
-  case LP_SELECT: {
-    for (int k = 0; k < 3; k++) temp_push(I, eval(I, e->args[k], f));
-    LcuValue no = temp_pop(I), yes = temp_pop(I), c = temp_pop(I);
-    if (!c.u.b) {
-      LcuValue t = yes;
-      yes = no;
-      no = t;
-    }
-    lcu_value_release(no);
-    return yes;
-  }
-  default: {
-    if (e->nargs > 3) nz_die("lcu interpreter: primitive with %d operands", e->nargs);
-    int base = I->temps.n;
-    for (int k = 0; k < e->nargs; k++) temp_push(I, eval(I, e->args[k], f));
-    Cell a[3];
-    for (int k = 0; k < e->nargs; k++) a[k] = cell_of(I->temps.v[base + k]);
-    Cell r = prim_apply(I, e, a);
-    while (I->temps.n > base) lcu_value_release(temp_pop(I));
-    return value_of(e->ty->kind, r);
-  }
-  }
+  if (v.kind != LT_TUPLE || v.u.tup.n != e->nbinds)
+    nz_die("lcu interpreter: let destructures %d names from a non-matching value", e->nbinds);
+  for (int k = 0; k < e->nbinds; k++) set_slot(f, e->binds[k].slot, v.u.tup.elems[k]);
+  free(v.u.tup.elems);
+}
+
+/* A call: the callee's frame is on the frame list while its arguments are
+ * evaluated into it, so a fault there releases them. */
+NOINLINE static LcuValue eval_call(Interp *I, const LcuExpr *e, Frame *f) {
+  const LcuFunc *fn = e->target;
+  if (!fn) nz_die("lcu interpreter: unresolved call of %s", e->name);
+  /* A runaway recursion is the program's error, not a crash. The frame
+   * address is the real stack even where ASan moves locals elsewhere. */
+  char *here = __builtin_frame_address(0);
+  size_t used = here < I->stack_top ? (size_t)(I->stack_top - here) : (size_t)(here - I->stack_top);
+  if (used > I->stack_room)
+    fault(I, e->loc, "recursion too deep: %lld nested calls exhaust the interpreter's stack",
+          (long long)I->depth);
+  Frame *nf = frame_push(I, fn->nslots);
+  for (int k = 0; k < e->nargs; k++) set_slot(nf, k, eval(I, e->args[k], f));
+  I->depth++;
+  LcuValue r = eval(I, fn->body, nf);
+  I->depth--;
+  temp_push(I, r);
+  frame_pop(I, nf);
+  return temp_pop(I);
+}
+
+NOINLINE static LcuValue eval_run(Interp *I, const LcuExpr *e, Frame *f) {
+  const LcuKernel *k = e->target;
+  if (!k) nz_die("lcu interpreter: unresolved kernel %s", e->name);
+  Frame *kf = frame_push(I, k->nslots);
+  for (int i = 0; i < e->nargs; i++) set_slot(kf, i, eval(I, e->args[i], f));
+  LcuValue r = run_kernel(I, k, kf);
+  temp_push(I, r);
+  frame_pop(I, kf);
+  return temp_pop(I);
 }
 
 /* Evaluates a CPU expression to an owned value. let bodies and if branches
- * are tail positions and loop instead of recursing, which keeps the C stack
- * use per λcu call small. */
+ * are tail positions and loop instead of recursing. */
 static LcuValue eval(Interp *I, const LcuExpr *e, Frame *f) {
   for (;;) {
     switch (e->kind) {
@@ -811,64 +929,31 @@ static LcuValue eval(Interp *I, const LcuExpr *e, Frame *f) {
     case LE_VAR:
       if (e->slot < 0 || e->slot >= f->n) nz_die("lcu interpreter: unresolved variable %s", e->name);
       return lcu_value_copy(f->v[e->slot]);
-    case LE_ARRAY: {
-      LcuTypeKind k = e->opty ? e->opty->kind : e->ty->elem;
-      LcuArray *a = lcu_array_new(k, e->nargs);
-      temp_push(I, array_value(a));
-      for (int i = 0; i < e->nargs; i++) store(a, i, cell_of(eval(I, e->args[i], f)));
-      return temp_pop(I);
-    }
-    case LE_PRIM: return eval_prim(I, e, f);
-    case LE_IF: e = e->args[eval(I, e->args[0], f).u.b ? 1 : 2]; continue;
-    case LE_LET: {
-      LcuValue v = eval(I, e->args[0], f);
-      if (e->nbinds == 1) {
-        set_slot(f, e->binds[0].slot, v);
-      } else {
-        if (v.kind != LT_TUPLE || v.u.tup.n != e->nbinds)
-          nz_die("lcu interpreter: let destructures %d names from a non-matching value", e->nbinds);
-        for (int k = 0; k < e->nbinds; k++) set_slot(f, e->binds[k].slot, v.u.tup.elems[k]);
-        free(v.u.tup.elems);
+    case LE_ARRAY: return eval_array(I, e, f);
+    case LE_PRIM:
+      switch (e->prim) {
+      case LP_ANDALSO:
+      case LP_ORELSE: {
+        int a = eval(I, e->args[0], f).u.b;
+        if (e->prim == LP_ANDALSO ? !a : a) return lcu_value_bool(a);
+        e = e->args[1]; /* its value is the result: a tail position */
+        continue;
       }
+      case LP_PRINT: return prim_print(I, e, f);
+      case LP_MAKE_SEGDES: return prim_make_segdes(I, e, f);
+      case LP_SEG_LENGTHS: return prim_seg_lengths(I, e, f);
+      case LP_SELECT: return prim_select(I, e, f);
+      default: return prim_generic(I, e, f);
+      }
+    case LE_IF: e = e->args[eval(I, e->args[0], f).u.b ? 1 : 2]; continue;
+    case LE_LET:
+      bind_let(I, e, f, eval(I, e->args[0], f));
       e = e->args[1];
       continue;
-    }
-    case LE_TUPLE: {
-      int base = I->temps.n;
-      for (int k = 0; k < e->nargs; k++) temp_push(I, eval(I, e->args[k], f));
-      LcuValue t = lcu_value_tuple(e->nargs, I->temps.v + base);
-      I->temps.n = base;
-      return t;
-    }
-    case LE_INDEX: {
-      LcuValue a = eval(I, e->args[0], f);
-      temp_push(I, a);
-      int32_t i = eval(I, e->args[1], f).u.i;
-      Cell c = subscript(I, e, a.u.arr, i);
-      LcuTypeKind k = a.u.arr->elem;
-      lcu_value_release(temp_pop(I));
-      return value_of(k, c);
-    }
-    case LE_CALL: {
-      const LcuFunc *fn = e->target;
-      if (!fn) nz_die("lcu interpreter: unresolved call of %s", e->name);
-      Frame *nf = frame_push(I, fn->nslots);
-      for (int k = 0; k < e->nargs; k++) set_slot(nf, k, eval(I, e->args[k], f));
-      LcuValue r = eval(I, fn->body, nf);
-      temp_push(I, r); /* frame_pop cannot fault, but keep the invariant simple */
-      frame_pop(I, nf);
-      return temp_pop(I);
-    }
-    case LE_RUN: {
-      const LcuKernel *k = e->target;
-      if (!k) nz_die("lcu interpreter: unresolved kernel %s", e->name);
-      Frame *kf = frame_push(I, k->nslots);
-      for (int i = 0; i < e->nargs; i++) set_slot(kf, i, eval(I, e->args[i], f));
-      LcuValue r = run_kernel(I, k, kf);
-      temp_push(I, r);
-      frame_pop(I, kf);
-      return temp_pop(I);
-    }
+    case LE_TUPLE: return eval_tuple(I, e, f);
+    case LE_INDEX: return eval_index(I, e, f);
+    case LE_CALL: return eval_call(I, e, f);
+    case LE_RUN: return eval_run(I, e, f);
     }
     nz_die("lcu interpreter: bad expression kind %d", (int)e->kind);
   }
@@ -882,6 +967,7 @@ typedef struct {
   const LcuValue *args;
   LcuValue result;
   int rc;
+  size_t stack; /* usable C stack of the thread running it */
 } Run;
 
 static void run_body(Run *r) {
@@ -892,7 +978,9 @@ static void run_body(Run *r) {
   /* On the heap: its fields change between setjmp and longjmp. */
   Interp *I = nz_xcalloc(1, sizeof *I);
   I->prog = r->p;
-  if (setjmp(I->fault)) {
+  I->stack_top = __builtin_frame_address(0);
+  I->stack_room = r->stack;
+  if (LCU_SETJMP(I->fault)) {
     while (I->frames) frame_pop(I, I->frames);
     while (I->temps.n) lcu_value_release(temp_pop(I));
     scratch_release(I, 0);
@@ -917,21 +1005,29 @@ static void *run_thread(void *arg) {
 
 /* Deeply recursive λcu functions recurse in eval, so the run gets its own
  * thread with a 1 GB stack (reserved, not committed); if that cannot be
- * created we run on the caller's stack. */
+ * created we run on the caller's stack, within its rlimit. Either way a
+ * margin is kept for the SOACs and primitives called at the deepest point. */
 int lcu_run_main(const LcuProgram *p, int nargs, const LcuValue *args, LcuValue *result) {
-  Run r = {p, nargs, args, {0}, 0};
+  const size_t big = (size_t)1 << 30, margin = (size_t)64 << 20;
+  Run r = {p, nargs, args, {0}, 0, big - margin};
   pthread_attr_t attr;
   pthread_t th;
   int threaded = 0;
   if (pthread_attr_init(&attr) == 0) {
-    if (pthread_attr_setstacksize(&attr, (size_t)1 << 30) == 0 &&
+    if (pthread_attr_setstacksize(&attr, big) == 0 &&
         pthread_create(&th, &attr, run_thread, &r) == 0) {
       pthread_join(th, NULL);
       threaded = 1;
     }
     pthread_attr_destroy(&attr);
   }
-  if (!threaded) run_body(&r);
+  if (!threaded) {
+    struct rlimit rl;
+    size_t lim = (size_t)8 << 20;
+    if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) lim = rl.rlim_cur;
+    r.stack = lim / 2;
+    run_body(&r);
+  }
   fflush(stdout);
   if (r.rc == 0) *result = r.result;
   return r.rc;
