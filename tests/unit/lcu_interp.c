@@ -259,6 +259,11 @@ static void test_cpu(void) {
       "function main(n : int) -> int { let r = down(n, 0) in r + 1 }\n";
   expect("deep recursion (100000 calls)", rec, ARGS("100000"), "200001");
 
+  const char *runaway =
+      "function down(n : int) -> int { if n == 0 then 0 else 1 + down(n - 1) }\n"
+      "function main(n : int) -> int { down(n) }\n";
+  expect("runaway recursion is a fault, not a crash", runaway, ARGS("-1"), "FAULT");
+
   const char *fib =
       "function fib(n : int) -> int {\n"
       "  if n < 2 then n else let a = fib(n - 1) in let b = fib(n - 2) in a + b\n"
