@@ -353,7 +353,9 @@ static int check_strict(const LcuExpr *e, const LcuSoac *P, const char *idx) {
  * its (first) thunk reads P's outputs only as A[i] at its own index i, which
  * appears nowhere else, and never asks for #A. */
 static int strict_ok(const LcuSoac *P, const LcuSoac *C) {
-  if (C->size.kind != LZ_LEN || binder_index(P, C->size.name) < 0) return 0;
+  int over_a = C->size.kind == LZ_LEN && binder_index(P, C->size.name) >= 0;
+  /* a PERMUTE's output is as long as its space (sizes are canonicalised) */
+  if (!over_a && !(P->kind == LS_PERMUTE && size_equal(&C->size, &P->size))) return 0;
   const LcuThunk *th = C->thunks[0];
   if (th->nparams != 1) return 0;
   for (int b = 0; b < P->nbinds; b++)
@@ -623,6 +625,9 @@ int fus_lcu_rewrite(LcuProgram *p, FusNames *names, FusLcuRegion *r, const int *
     LcuKernel *k = lcu_kernel_add(p, fus_fresh(names, "fused"), first->kernel->loc);
     NZ_VEC(LcuBinder) params = {0};
     NZ_VEC(LcuBinder) outs = {0};
+    /* One size atom per symbolic iteration space of the graph (the first
+     * member's), so that equal spaces are also syntactically equal here. */
+    LcuSize *rep = nz_xcalloc((size_t)(g->nsize + 1), sizeof(LcuSize));
     NZ_VEC(const LcuType *) outty = {0};
     for (int m = 0; m < cc->n; m++) {
       const FusLcuInv *inv = &r->inv[cc->member[m]];
@@ -655,6 +660,13 @@ int fus_lcu_rewrite(LcuProgram *p, FusNames *names, FusLcuRegion *r, const int *
       }
       ns->size = map_size(s->size, &map);
       ns->outlen = map_size(s->outlen, &map);
+      int sid = g->inv[cc->member[m]].size;
+      if (sid >= 0 && sid < g->nsize && s->kind != LS_ONCE && s->kind != LS_SEGREDUCE && s->kind != LS_SEGSCAN) {
+        if (rep[sid].kind == LZ_NONE)
+          rep[sid] = ns->size;
+        else
+          ns->size = rep[sid];
+      }
       fus_ren_free(&map);
       /* Results needed outside the cluster. */
       for (int q = 0; q < inv->let->nbinds; q++) {
@@ -704,6 +716,7 @@ int fus_lcu_rewrite(LcuProgram *p, FusNames *names, FusLcuRegion *r, const int *
     lets[c] = lcu_let(p, outs.n, bs, lcu_run(p, k->name, params.n, args, loc), NULL, loc);
     nz_vec_free(params);
     nz_vec_free(outs);
+    free(rep);
     nz_vec_free(outty);
   }
   /* Relink: scalars, clusters in order, then what followed the region. */
