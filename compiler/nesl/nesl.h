@@ -225,7 +225,12 @@ int nesl_run_on_big_stack(int (*fn)(void *), void *arg);
 /* Raise a run-time error at the innermost user-code location; does not return. */
 NZ_NORETURN void nesl_rt_error(const char *fmt, ...) NZ_PRINTF(1, 2);
 void nesl_rt_reset(void); /* free every run-time allocation (at exit) */
+/* Run-time objects are garbage-collected (mark-sweep, precise roots: globals, live
+ * frames, and temporaries registered with nesl_root_push). Collection happens only on
+ * entry to a NESL function, so C code that does not call back into the evaluator
+ * (primitives) may hold unrooted pointers. */
 void *nesl_rt_alloc(size_t n);
+void nesl_rt_pin(void *p); /* never collect this object (values cached in the AST) */
 NlSeq *nesl_seq_new(int ek, int n);
 NlVal nesl_seq_get(const NlSeq *s, int i);
 void nesl_seq_set(NlSeq *s, int i, NlVal v);
@@ -255,7 +260,8 @@ enum { FN_PRIM, FN_USER, FN_LAMBDA, FN_CON };
 typedef struct NlFrame {
   NlVal *slots;
   int n;
-  struct NlFrame *up;
+  struct NlFrame *up;        /* enclosing frames (a lambda's captured copies) */
+  struct NlFrame *prev_live; /* the next older frame on the evaluation stack (GC roots) */
 } NlFrame;
 
 extern const NlPrim nesl_prims[];

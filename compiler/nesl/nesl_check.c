@@ -478,7 +478,7 @@ static const char *callee_name(NlExpr *f) {
 static NlType *check_each(C *c, NlExpr *e) {
   int mark = c->scope.n;
   NlType *gts[256];
-  if (e->n > 256) {
+  if (e->n > 64) {
     nz_error_at(e->loc, "too many generators");
     c->failed = true;
     return NULL;

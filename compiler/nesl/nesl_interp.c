@@ -8,41 +8,103 @@
 #include <stdarg.h>
 #include <time.h>
 
-/* ---------- run-time heap: chunks freed all at once at exit ---------- */
-typedef struct Chunk {
-  struct Chunk *next;
-  size_t used, cap;
-  _Alignas(16) unsigned char data[];
-} Chunk;
-static Chunk *rt_chunks;
+/* ---------- run-time heap: a precise mark-sweep collector ---------- */
+/* Every run-time object has this header in front of it; all objects are on one list. */
+typedef struct Obj {
+  struct Obj *next;
+  uint64_t info; /* size << 2 | pinned << 1 | mark */
+} Obj;
+static Obj *all_objs;
+static size_t bytes_since_gc, bytes_live, gc_threshold = (size_t)64 << 20;
+static NlFrame *live_frames; /* innermost live frame; frames link through prev_live */
+static NZ_VEC(NlVal *) roots; /* temporaries held in C locals across evaluation */
+static NlEnv *E;
+
+static void root_push(NlVal *v) { nz_vec_push(roots, v); }
+#define UNROOT(k) (roots.n -= (k))
 
 void *nesl_rt_alloc(size_t n) {
-  n = (n + 15) & ~(size_t)15;
-  if (!rt_chunks || rt_chunks->used + n > rt_chunks->cap) {
-    size_t cap = n > (1u << 20) ? n : (1u << 20);
-    Chunk *c = nz_xmalloc(sizeof(Chunk) + cap);
-    c->used = 0;
-    c->cap = cap;
-    if (n > (1u << 19) && rt_chunks) { /* a big block: keep filling the current chunk */
-      c->next = rt_chunks->next;
-      rt_chunks->next = c;
-      c->used = n;
-      return c->data;
-    }
-    c->next = rt_chunks;
-    rt_chunks = c;
-  }
-  void *p = rt_chunks->data + rt_chunks->used;
-  rt_chunks->used += n;
-  return p;
+  Obj *o = nz_xmalloc(sizeof(Obj) + n);
+  if (n <= 64) memset(o + 1, 0, n); /* small records (functions, frames) start zeroed */
+  o->next = all_objs;
+  o->info = (uint64_t)n << 2;
+  all_objs = o;
+  bytes_since_gc += n + sizeof(Obj);
+  return o + 1;
 }
 
+void nesl_rt_pin(void *p) { ((Obj *)p - 1)->info |= 2; }
+
 void nesl_rt_reset(void) {
-  while (rt_chunks) {
-    Chunk *n = rt_chunks->next;
-    free(rt_chunks);
-    rt_chunks = n;
+  while (all_objs) {
+    Obj *n = all_objs->next;
+    free(all_objs);
+    all_objs = n;
   }
+  nz_vec_free(roots);
+  bytes_since_gc = bytes_live = 0;
+}
+
+/* Set the mark; false if it was already set. */
+static bool mark_obj(void *p) {
+  Obj *o = (Obj *)p - 1;
+  if (o->info & 1) return false;
+  o->info |= 1;
+  return true;
+}
+static void mark_val(NlVal v);
+static void mark_frames(NlFrame *fr) { /* heap frame copies (lambda closures) */
+  while (fr && mark_obj(fr)) {
+    for (int i = 0; i < fr->n; i++) mark_val(fr->slots[i]);
+    fr = fr->up;
+  }
+}
+static void mark_val(NlVal v) {
+  for (;;) {
+    switch (v.k) {
+    case V_SEQ:
+      if (mark_obj(v.s) && v.s->ek == EK_BOXED)
+        for (int i = 0; i < v.s->n; i++) mark_val(v.s->v[i]);
+      return;
+    case V_PAIR:
+      if (!mark_obj(v.p)) return;
+      mark_val(v.p->a);
+      v = v.p->b; /* iterate down right-nested tuples */
+      continue;
+    case V_FN:
+      if (mark_obj(v.fn) && v.fn->frame) mark_frames(v.fn->frame);
+      return;
+    default: return;
+    }
+  }
+}
+
+static void gc(void) {
+  for (int i = 0; i < E->globals.n; i++) mark_val(E->globals.v[i].val);
+  for (NlFrame *f = live_frames; f; f = f->prev_live) {
+    for (int i = 0; i < f->n; i++) mark_val(f->slots[i]);
+    mark_frames(f->up);
+  }
+  for (int i = 0; i < roots.n; i++) mark_val(*roots.v[i]);
+  Obj **pp = &all_objs;
+  bytes_live = 0;
+  while (*pp) {
+    Obj *o = *pp;
+    if (o->info & 3) {
+      o->info &= ~(uint64_t)1;
+      bytes_live += (size_t)(o->info >> 2) + sizeof(Obj);
+      pp = &o->next;
+    } else {
+      *pp = o->next;
+      free(o);
+    }
+  }
+  bytes_since_gc = 0;
+  gc_threshold = bytes_live > ((size_t)32 << 20) ? 2 * bytes_live : ((size_t)64 << 20);
+}
+
+static inline void maybe_gc(void) {
+  if (bytes_since_gc > gc_threshold) gc();
 }
 
 /* ---------- sequences ---------- */
@@ -61,6 +123,7 @@ NlSeq *nesl_seq_new(int ek, int n) {
   s->ek = ek;
   s->n = n;
   s->v = (NlVal *)(s + 1);
+  if (ek == EK_BOXED && n > 0) memset(s->v, 0, sizeof(NlVal) * (size_t)n);
   return s;
 }
 
@@ -130,7 +193,6 @@ int nesl_elem_kind_of_type(NlType *t) {
 /* ---------- errors ---------- */
 static NzLoc cur_loc;
 static jmp_buf *rt_jmp;
-static NlEnv *E;
 
 void nesl_set_loc(NzLoc loc) { cur_loc = loc; }
 
@@ -199,10 +261,12 @@ static NlVal call_prim_expr(const NlPrim *p, NlExpr *arg, NlFrame *fr) {
   NlVal a[8];
   int i = 0;
   while (i < p->arity - 1 && arg->k == E_PAIR) {
-    a[i++] = eval(arg->a, fr);
+    a[i] = eval(arg->a, fr);
+    root_push(&a[i++]);
     arg = arg->b;
   }
   NlVal rest = eval(arg, fr);
+  UNROOT(i);
   for (; i < p->arity - 1; i++) {
     a[i] = rest.p->a;
     rest = rest.p->b;
@@ -214,13 +278,19 @@ static NlVal call_prim_expr(const NlPrim *p, NlExpr *arg, NlFrame *fr) {
 static NlVal run_body(NlFn *fn, NlPat *pat, NlExpr *body, int nslots, NlExpr *arge, NlVal argv,
                       NlFrame *efr, NlFrame *up) {
   NlVal slots[nslots > 0 ? nslots : 1];
-  NlFrame nf = {slots, nslots, up};
+  memset(slots, 0, sizeof slots);
+  NlFrame nf = {slots, nslots, up, live_frames};
   (void)fn;
-  if (arge)
-    bind_expr(pat, arge, efr, &nf);
-  else
+  if (!arge) {
+    /* argv is not rooted: bind it before anything can collect */
     bind_val(pat, argv, &nf);
-  return eval(body, &nf);
+  }
+  live_frames = &nf;
+  maybe_gc();
+  if (arge) bind_expr(pat, arge, efr, &nf);
+  NlVal r = eval(body, &nf);
+  live_frames = nf.prev_live;
+  return r;
 }
 
 /* Apply function value f to an argument given as an expression (arge, evaluated in efr)
@@ -243,13 +313,17 @@ NlVal nesl_apply(NlVal f, NlVal arg) { return apply(f, NULL, arg, NULL); }
 
 static NlFrame *copy_frames(NlFrame *fr) {
   if (!fr) return NULL;
-  NlFrame *c = nesl_rt_alloc(sizeof *c);
+  NlFrame *c = nesl_rt_alloc(sizeof *c + sizeof(NlVal) * (size_t)fr->n);
   c->n = fr->n;
-  c->slots = nesl_rt_alloc(sizeof(NlVal) * (size_t)(fr->n ? fr->n : 1));
+  c->slots = (NlVal *)(c + 1);
   memcpy(c->slots, fr->slots, sizeof(NlVal) * (size_t)fr->n);
+  c->prev_live = NULL;
+  c->up = NULL;
   c->up = copy_frames(fr->up);
   return c;
 }
+
+static NlVal eval_each2(NlExpr *e, NlFrame *fr, NlSeq **g);
 
 static int static_ek(NlExpr *e, NlType *elem) {
   if (e->ek == -1) {
@@ -266,9 +340,19 @@ static NlVal mk_seqval(NlSeq *s) {
 }
 
 static NlVal eval_each(NlExpr *e, NlFrame *fr) {
-  NlSeq *gs[64];
-  NlSeq **g = e->n <= 64 ? gs : nesl_rt_alloc(sizeof(NlSeq *) * (size_t)e->n);
-  for (int i = 0; i < e->n; i++) g[i] = eval(e->xs[i], fr).s;
+  NlVal gv[64];
+  NlSeq *g[64] = {0};
+  for (int i = 0; i < e->n; i++) {
+    gv[i] = eval(e->xs[i], fr);
+    g[i] = gv[i].s;
+    root_push(&gv[i]);
+  }
+  NlVal r = eval_each2(e, fr, g);
+  UNROOT(e->n);
+  return r;
+}
+
+static NlVal eval_each2(NlExpr *e, NlFrame *fr, NlSeq **g) {
   int n = g[0]->n;
   for (int i = 1; i < e->n; i++)
     if (g[i]->n != n) {
@@ -279,6 +363,8 @@ static NlVal eval_each(NlExpr *e, NlFrame *fr) {
   int ek = static_ek(e, rt && rt->k == TY_SEQ ? rt->a : NULL);
   bool known = ek >= 0;
   NlSeq *out = nesl_seq_new(known ? ek : EK_BOXED, n);
+  NlVal outv = mk_seqval(out);
+  root_push(&outv);
   int m = 0;
   NlPat *p0 = e->pats[0];
   NlExpr *body = e->a, *sieve = e->b;
@@ -295,6 +381,7 @@ static NlVal eval_each(NlExpr *e, NlFrame *fr) {
       default: out->b[k] = (uint8_t)v.i;
       }
     }
+    UNROOT(1);
     return mk_seqval(out);
   }
   for (int k = 0; k < n; k++) {
@@ -311,6 +398,7 @@ static NlVal eval_each(NlExpr *e, NlFrame *fr) {
     nesl_seq_set(out, m++, v);
   }
   out->n = m;
+  UNROOT(1);
   if (!known) {
     if (m > 0 && out->v[0].k <= V_CHAR)
       return nesl_seq_from_vals(out->v, m, -1);
@@ -335,6 +423,7 @@ static NlVal eval(NlExpr *e, NlFrame *fr) {
     if (!e->cached) {
       e->cached = nesl_seq_new(EK_CHAR, e->slen);
       memcpy(e->cached->b, e->name, (size_t)e->slen);
+      nesl_rt_pin(e->cached);
     }
     return mk_seqval(e->cached);
   case E_VAR:
@@ -352,14 +441,18 @@ static NlVal eval(NlExpr *e, NlFrame *fr) {
     }
   case E_PAIR: {
     NlVal a = eval(e->a, fr);
+    root_push(&a);
     NlVal b = eval(e->b, fr);
+    UNROOT(1);
     return nesl_mk_pair(a, b);
   }
   case E_CALL: {
     NzLoc saved = cur_loc;
     if (e->user) cur_loc = e->loc;
     NlVal f = eval(e->a, fr);
+    root_push(&f);
     r = apply(f, e->b, r, fr);
+    UNROOT(1);
     cur_loc = saved;
     return r;
   }
@@ -370,19 +463,22 @@ static NlVal eval(NlExpr *e, NlFrame *fr) {
   case E_SEQ: {
     NlType *t = nesl_type_resolve(e->ty);
     int ek = static_ek(e, t && t->k == TY_SEQ ? t->a : NULL);
-    NlSeq *s = NULL;
+    NlVal sv = {.k = V_INT};
+    root_push(&sv);
     for (int i = 0; i < e->n; i++) {
       NlVal v = eval(e->xs[i], fr);
-      if (!s) s = nesl_seq_new(ek >= 0 ? ek : ek_of_val(v), e->n);
-      nesl_seq_set(s, i, v);
+      if (i == 0) sv = mk_seqval(nesl_seq_new(ek >= 0 ? ek : ek_of_val(v), e->n));
+      nesl_seq_set(sv.s, i, v);
     }
-    return mk_seqval(s);
+    UNROOT(1);
+    return sv;
   }
   case E_EMPTY:
     if (!e->cached) {
       NlType *t = nesl_type_resolve(e->ty);
       int ek = nesl_elem_kind_of_type(t->a);
       e->cached = nesl_seq_new(ek < 0 ? EK_BOXED : ek, 0);
+      nesl_rt_pin(e->cached);
     }
     return mk_seqval(e->cached);
   case E_RANGE: {
@@ -455,9 +551,12 @@ static int eval_decl(NlEnv *env, NlDecl *d, bool print) {
   case D_BIND:
   case D_EXPR: {
     NlVal slots[d->nslots > 0 ? d->nslots : 1];
-    NlFrame fr = {slots, d->nslots, NULL};
+    memset(slots, 0, sizeof slots);
+    NlFrame fr = {slots, d->nslots, NULL, live_frames};
+    live_frames = &fr;
     cur_loc = d->body->loc;
     NlVal v = eval(d->body, &fr);
+    live_frames = fr.prev_live;
     if (d->k == D_BIND) {
       bind_global(d->pat, v);
       if (print) {
@@ -479,11 +578,15 @@ static int eval_decl(NlEnv *env, NlDecl *d, bool print) {
 
 int nesl_eval_decl(NlEnv *env, NlDecl *d, bool print) {
   jmp_buf jb, *saved = rt_jmp;
+  NlFrame *saved_frames = live_frames;
+  int saved_roots = roots.n;
   E = env;
   rt_jmp = &jb;
   nesl_prims_reseed();
   if (setjmp(jb)) {
     rt_jmp = saved;
+    live_frames = saved_frames;
+    roots.n = saved_roots;
     return 0;
   }
   int ok = eval_decl(env, d, print);

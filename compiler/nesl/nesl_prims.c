@@ -181,9 +181,9 @@ static NlVal identity_of(int op, int ek) {
   case OP_ADD: return f ? vfloat(0) : vint(0);
   case OP_MUL: return f ? vfloat(1) : vint(1);
   case OP_MAX:
-    return f ? vfloat(-HUGE_VAL) : ek == EK_CHAR ? vchar(0) : vint(INT32_MIN);
+    return f ? vfloat(-(double)1e36f) : ek == EK_CHAR ? vchar(0) : vint(INT32_MIN);
   case OP_MIN:
-    return f ? vfloat(HUGE_VAL) : ek == EK_CHAR ? vchar(255) : vint(INT32_MAX);
+    return f ? vfloat((double)1e36f) : ek == EK_CHAR ? vchar(255) : vint(INT32_MAX);
   case OP_OR:
   case OP_XOR: return ek == EK_BOOL ? vbool(false) : vint(0);
   case OP_AND: return ek == EK_BOOL ? vbool(true) : vint(-1);
