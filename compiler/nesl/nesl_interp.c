@@ -531,7 +531,8 @@ static void print_result(const char *lhs, NlVal v, NlType *t) {
   nesl_value_print(&b, v, t);
   nz_buf_puts(&b, " : ");
   nesl_type_str(&b, t);
-  puts(b.s);
+  nz_buf_putc(&b, '\n');
+  fwrite(b.s, 1, b.len, stdout); /* strings may hold NUL characters */
   nz_buf_free(&b);
 }
 
