@@ -608,17 +608,16 @@ static void shrink(LcuArray *a, int64_t len) {
   a->d.b = nz_xrealloc(a->d.b, sz * (size_t)(len ? len : 1));
 }
 
-enum { MAXC = 64 }; /* components of one thunk result handled on the C stack */
-
 NOINLINE static void run_soac(Interp *I, const LcuSoac *s, Frame *kf) {
   int mark = I->scratch.n;
   TApp ta, tb;
   thunk_open(I, &ta, s->thunks[0], kf);
   if (s->nthunks > 1) thunk_open(I, &tb, s->thunks[1], kf);
   int nc = ta.nout;
-  if (nc > MAXC) nz_die("lcu interpreter: thunk with %d components", nc);
-  Cell v[MAXC], acc[MAXC];
-  LcuArray *out[2 * MAXC];
+  /* per-component state: the thunk's values, accumulators, output arrays */
+  Cell *v = scratch_alloc(I, sizeof(Cell) * (size_t)(nc + 1));
+  Cell *acc = scratch_alloc(I, sizeof(Cell) * (size_t)(nc + 1));
+  LcuArray **out = scratch_alloc(I, sizeof(LcuArray *) * (size_t)(2 * nc + 1));
   const LcuThunk *t = s->thunks[0];
   switch (s->kind) {
   case LS_ONCE:
