@@ -3,7 +3,8 @@
  * returning every result nobody reads. Thunk bodies are random but safe:
  * reads at the thunk's own index into arrays of the iterated length, guarded
  * reads in ONCE, literal non-zero divisors, valid permutations, and floats
- * kept bounded (convex combinations; fadd sums of values squashed into (-1, 1)). */
+ * kept bounded (convex combinations; fadd sums of values squashed into [-1, 1]
+ * and rounded to multiples of 2^-10, which makes every sum exact). */
 #include "gen_plan.h"
 
 static const NzLoc noloc = {0};
@@ -39,11 +40,16 @@ static LcuExpr *un(Tx *t, LcuPrim op, LcuExpr *a) { return lcu_prim(t->p, op, 1,
 static LcuExpr *zero(Tx *t, LcuTypeKind k) { return k == LT_INT ? ilit(t, 0) : flit(t, 0.0); }
 static LcuExpr *len(Tx *t, const char *a) { return un(t, LP_LENGTH, var(t, a)); }
 
-/* let t = e in t / (1.0 + abs(t)): into (-1, 1), so sums of n of them stay below n. */
+/* let t = e in i2f(round(t / (1.0 + abs(t)) * 1024.0)) / 1024.0: a multiple of
+ * 2^-10 in [-1, 1]. Sums of such values stay below the array length and are
+ * exact in a double whatever the order of addition (below 2^43 terms), so
+ * fusions that reorder a sum (PERMUTE into REDUCE) or a parallel backend
+ * cannot change a generated program's result in the last bit. */
 static LcuExpr *squash(Tx *t, LcuExpr *e) {
   const char *n = temp(t);
-  LcuExpr *body = bin(t, LP_DIV, var(t, n), bin(t, LP_ADD, flit(t, 1.0), un(t, LP_ABS, var(t, n))));
-  return lcu_let1(t->p, n, e, body, noloc);
+  LcuExpr *sq = bin(t, LP_DIV, var(t, n), bin(t, LP_ADD, flit(t, 1.0), un(t, LP_ABS, var(t, n))));
+  LcuExpr *q = un(t, LP_I2F, un(t, LP_ROUND, bin(t, LP_MUL, sq, flit(t, 1024.0))));
+  return lcu_let1(t->p, n, e, bin(t, LP_DIV, q, flit(t, 1024.0)), noloc);
 }
 
 /* The value v as seen from the thunk: a[i] for an array of the iterated class,
