@@ -1,0 +1,156 @@
+/* dot.c — draws a region and its schedule with Graphviz (cgraph + gvc): one
+ * Graphviz cluster per fusion cluster, invocations labelled with name, SOAC and
+ * iteration space, edges labelled with the variable they carry. Arrays fusion
+ * eliminates (every consumer fused with the producer, not live out) are drawn
+ * dashed and grey, so the picture alone shows what a schedule saves. */
+#include "fusion.h"
+
+#include <graphviz/cgraph.h>
+#include <graphviz/gvc.h>
+
+static char *S(const char *s) { return (char *)s; } /* cgraph's API is not const-correct */
+
+/* One Graphviz context per process: creating a second one after freeing the
+ * first reads freed font data in graphviz 2.42's pango plugin (ASan reports
+ * it), so the context lives until exit. */
+static GVC_t *the_gvc;
+static void free_gvc(void) {
+  if (the_gvc) gvFreeContext(the_gvc);
+  the_gvc = NULL;
+}
+static GVC_t *gvc_get(void) {
+  if (!the_gvc) {
+    the_gvc = gvContext();
+    atexit(free_gvc);
+  }
+  return the_gvc;
+}
+
+/* Graphviz's text layout (pango, fontconfig) keeps font caches it never
+ * frees; LeakSanitizer, which the test suite runs, would report them in every
+ * binary that draws. This hook (read by LSan at exit, ignored otherwise)
+ * suppresses leaks allocated inside those libraries only. */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void) {
+  return "leak:libfontconfig.so\nleak:libpango\nleak:libcairo.so\nleak:libgvc.so\nleak:libgvplugin\n";
+}
+
+static void set(void *obj, const char *attr, const char *value) { agsafeset(obj, S(attr), S(value), S("")); }
+
+int fus_dot_write(const FusGraph *g, const int *cl_in, const char *title, const char *base, int png) {
+  int n = g->ninv;
+  int *cl = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
+  for (int i = 0; i < n; i++) cl[i] = cl_in ? cl_in[i] : i;
+  int k = fus_partition_canon(n, cl);
+  int *csize = nz_xcalloc((size_t)(k ? k : 1), sizeof(int));
+  for (int i = 0; i < n; i++) csize[cl[i]]++;
+  char buf[512];
+
+  Agraph_t *G = agopen(S(title ? title : "region"), Agdirected, NULL);
+  set(G, "label", title ? title : "region");
+  set(G, "labelloc", "t");
+  set(G, "fontname", "Helvetica");
+  agattr(G, AGNODE, S("fontname"), S("Helvetica"));
+  agattr(G, AGEDGE, S("fontname"), S("Helvetica"));
+  agattr(G, AGEDGE, S("fontsize"), S("10"));
+
+  Agnode_t **node = nz_xcalloc((size_t)(n ? n : 1), sizeof(Agnode_t *));
+  Agraph_t **sub = nz_xcalloc((size_t)(k ? k : 1), sizeof(Agraph_t *));
+  for (int x = 0; x < k; x++) {
+    snprintf(buf, sizeof buf, "cluster_%d", x);
+    sub[x] = agsubg(G, buf, 1);
+    snprintf(buf, sizeof buf, csize[x] > 1 ? "kernel %d (fused: %d)" : "kernel %d", x, csize[x]);
+    set(sub[x], "label", buf);
+    set(sub[x], "style", csize[x] > 1 ? "rounded,filled" : "rounded");
+    set(sub[x], "fillcolor", "#e8f0fe");
+    set(sub[x], "color", csize[x] > 1 ? "#3366cc" : "#999999");
+  }
+  for (int i = 0; i < n; i++) {
+    const FusInv *I = &g->inv[i];
+    snprintf(buf, sizeof buf, "inv%d", i);
+    node[i] = agnode(sub[cl[i]], buf, 1);
+    if (I->soac == LS_ONCE)
+      snprintf(buf, sizeof buf, "%s\\nONCE", I->name);
+    else
+      snprintf(buf, sizeof buf, "%s\\n%s (%s)", I->name, lcu_soac_name(I->soac),
+               I->size == FUS_UNKNOWN ? "?" : g->size_names[I->size]);
+    set(node[i], "label", buf);
+    set(node[i], "shape", "box");
+    set(node[i], "style", "filled");
+    set(node[i], "fillcolor", "white");
+  }
+  Agnode_t *out = NULL;
+  for (int v = 0; v < g->nvar; v++) {
+    const FusVar *x = &g->var[v];
+    Agnode_t *from;
+    if (x->producer >= 0)
+      from = node[x->producer];
+    else {
+      if (x->nconsumers == 0) continue;
+      snprintf(buf, sizeof buf, "var%d", v);
+      from = agnode(G, buf, 1);
+      set(from, "label", x->name);
+      set(from, "shape", x->is_array ? "cylinder" : "ellipse");
+    }
+    int eliminated = x->producer >= 0 && !x->live_out;
+    for (int u = 0; u < x->nconsumers && eliminated; u++) eliminated = cl[x->consumers[u]] == cl[x->producer];
+    for (int u = 0; u < x->nconsumers; u++) {
+      snprintf(buf, sizeof buf, "e%d_%d", v, u);
+      Agedge_t *e = agedge(G, from, node[x->consumers[u]], buf, 1);
+      set(e, "label", x->name);
+      if (eliminated && x->is_array) {
+        set(e, "style", "dashed");
+        set(e, "color", "grey60");
+        set(e, "fontcolor", "grey50");
+      } else if (!x->is_array)
+        set(e, "style", "dotted");
+    }
+    if (x->live_out && x->producer >= 0) {
+      if (!out) {
+        out = agnode(G, S("live_out"), 1);
+        set(out, "label", "live out");
+        set(out, "shape", "plaintext");
+      }
+      snprintf(buf, sizeof buf, "o%d", v);
+      Agedge_t *e = agedge(G, from, out, buf, 1);
+      set(e, "label", x->name);
+    }
+  }
+
+  int rc = 0;
+  size_t blen = strlen(base) + 8;
+  char *path = nz_xmalloc(blen);
+  snprintf(path, blen, "%s.dot", base);
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    nz_error("cannot write %s", path);
+    rc = -1;
+  } else {
+    agwrite(G, f);
+    fclose(f);
+    GVC_t *gvc = gvc_get();
+    if (gvLayout(gvc, G, "dot") != 0) {
+      nz_error("graphviz could not lay out %s", path);
+      rc = -1;
+    } else {
+      snprintf(path, blen, "%s.svg", base);
+      if (gvRenderFilename(gvc, G, "svg", path) != 0) {
+        nz_error("graphviz could not render %s", path);
+        rc = -1;
+      }
+      snprintf(path, blen, "%s.png", base);
+      if (rc == 0 && png && gvRenderFilename(gvc, G, "png", path) != 0) {
+        nz_error("graphviz could not render %s", path);
+        rc = -1;
+      }
+      gvFreeLayout(gvc, G);
+    }
+  }
+  agclose(G);
+  free(path);
+  free(node);
+  free(sub);
+  free(csize);
+  free(cl);
+  return rc;
+}

@@ -1,0 +1,180 @@
+/* ilp.c — builds the reference ILP of paper §8 (variables o, f, c; VFUSE-COMPAT,
+ * VFUSE-CLUSTER, HFUSE-COMPAT, HFUSE-SIBS; powers-of-n objective) as corrected
+ * and derived in fusion/ILP.md, into a solver-independent FusIlp, and recovers
+ * clusters from equal o. The solvers load it in ilp_glpk.c and ilp_cbc.c. */
+#include "fusion.h"
+
+static int add_col(FusIlp *m, const char *name, double lb, double ub, double obj, int isint) {
+  if (m->ncols == m->capcols) {
+    m->capcols = m->capcols ? 2 * m->capcols : 64;
+    size_t c = (size_t)m->capcols;
+    m->colname = nz_xrealloc(m->colname, sizeof(char *) * c);
+    m->lb = nz_xrealloc(m->lb, sizeof(double) * c);
+    m->ub = nz_xrealloc(m->ub, sizeof(double) * c);
+    m->obj = nz_xrealloc(m->obj, sizeof(double) * c);
+    m->isint = nz_xrealloc(m->isint, c);
+  }
+  int j = m->ncols++;
+  m->colname[j] = name;
+  m->lb[j] = lb;
+  m->ub[j] = ub;
+  m->obj[j] = obj;
+  m->isint[j] = (char)isint;
+  return j;
+}
+
+/* Rows are built term by term: begin, term..., end. */
+static void row_begin(FusIlp *m, const char *name, char sense, double rhs) {
+  if (m->nrows == m->caprows) {
+    m->caprows = m->caprows ? 2 * m->caprows : 64;
+    size_t c = (size_t)m->caprows;
+    m->rowname = nz_xrealloc(m->rowname, sizeof(char *) * c);
+    m->sense = nz_xrealloc(m->sense, c);
+    m->rhs = nz_xrealloc(m->rhs, sizeof(double) * c);
+    m->rowstart = nz_xrealloc(m->rowstart, sizeof(int) * (c + 1));
+  }
+  int r = m->nrows++;
+  m->rowname[r] = name;
+  m->sense[r] = sense;
+  m->rhs[r] = rhs;
+  m->rowstart[r] = m->nnz;
+  m->rowstart[r + 1] = m->nnz;
+}
+
+static void term(FusIlp *m, int col, double coef) {
+  if (m->nnz == m->capnnz) {
+    m->capnnz = m->capnnz ? 2 * m->capnnz : 256;
+    m->idx = nz_xrealloc(m->idx, sizeof(int) * (size_t)m->capnnz);
+    m->val = nz_xrealloc(m->val, sizeof(double) * (size_t)m->capnnz);
+  }
+  m->idx[m->nnz] = col;
+  m->val[m->nnz] = coef;
+  m->nnz++;
+  m->rowstart[m->nrows] = m->nnz;
+}
+
+/* Column of f_ij (i < j): pairs are numbered row by row. */
+static int fcol(int fbase, int n, int i, int j) {
+  if (i > j) {
+    int t = i;
+    i = j;
+    j = t;
+  }
+  return fbase + i * n - i * (i + 1) / 2 + (j - i - 1);
+}
+
+FusIlp *fus_ilp_build(const FusGraph *g) {
+  int n = g->ninv;
+  FusIlp *m = nz_xcalloc(1, sizeof *m);
+  NzArena *A = m->arena = nz_arena_new();
+  m->n = n;
+  m->ocol = NZ_NEWN(A, int, n ? n : 1);
+  FusWeights w = fus_cost_weights(g);
+  double M = n; /* o ranges over 0..n-1, so |o_i - o_j| <= n - 1 < M */
+
+  for (int i = 0; i < n; i++) m->ocol[i] = add_col(m, nz_sprintf(A, "o_%d", i), 0, n > 0 ? n - 1 : 0, 0, 1);
+  int fbase = m->ncols;
+  for (int i = 0; i < n; i++)
+    for (int j = i + 1; j < n; j++) add_col(m, nz_sprintf(A, "f_%d_%d", i, j), 0, 1, 0, 1);
+
+  /* Pair constraints. Program order is topological, so a path runs i -> j with i < j. */
+  for (int i = 0; i < n; i++)
+    for (int j = i + 1; j < n; j++) {
+      int f = fcol(fbase, n, i, j), oi = m->ocol[i], oj = m->ocol[j];
+      if (fus_path(g, i, j)) {
+        /* VFUSE-CLUSTER, corrected: o_i + f_ij <= o_j (unfused: strictly
+         * before; fused: not after) and o_j - o_i <= M f_ij (fused: equal). */
+        row_begin(m, nz_sprintf(A, "vfuse_cluster_%d_%d", i, j), 'L', 0);
+        term(m, oi, 1), term(m, oj, -1), term(m, f, 1);
+        row_begin(m, nz_sprintf(A, "vfuse_equal_%d_%d", i, j), 'L', 0);
+        term(m, oj, 1), term(m, oi, -1), term(m, f, -M);
+        if (fus_into(g, i, j) && !fus_vcompat(g, i, j, NULL)) {
+          row_begin(m, nz_sprintf(A, "vfuse_compat_%d_%d", i, j), 'G', 1); /* VFUSE-COMPAT */
+          term(m, f, 1);
+        }
+      } else if (fus_hcompat(g, i, j, NULL)) {
+        /* HFUSE-SIBS: may fuse; f_ij = 0 forces o_i = o_j. */
+        row_begin(m, nz_sprintf(A, "hfuse_sibs_a_%d_%d", i, j), 'L', 0);
+        term(m, oi, 1), term(m, oj, -1), term(m, f, -M);
+        row_begin(m, nz_sprintf(A, "hfuse_sibs_b_%d_%d", i, j), 'L', 0);
+        term(m, oj, 1), term(m, oi, -1), term(m, f, -M);
+      } else {
+        /* HFUSE-COMPAT: f_ij = 1, and it must mean o_i != o_j, a disjunction
+         * linearised with a direction variable d_ij (ILP.md). */
+        row_begin(m, nz_sprintf(A, "hfuse_compat_%d_%d", i, j), 'G', 1);
+        term(m, f, 1);
+        int d = add_col(m, nz_sprintf(A, "d_%d_%d", i, j), 0, 1, 0, 1);
+        row_begin(m, nz_sprintf(A, "hfuse_apart_a_%d_%d", i, j), 'G', 1);
+        term(m, oi, 1), term(m, oj, -1), term(m, d, M);
+        row_begin(m, nz_sprintf(A, "hfuse_apart_b_%d_%d", i, j), 'G', 1 - M);
+        term(m, oj, 1), term(m, oi, -1), term(m, d, -M);
+      }
+    }
+
+  /* Kernels: k_j = 1 iff j is the first member of its cluster:
+   * k_j >= 1 - sum_{i<j} (1 - f_ij). */
+  for (int j = 0; j < n; j++) {
+    int k = add_col(m, nz_sprintf(A, "k_%d", j), 0, 1, w.kernels, 1);
+    row_begin(m, nz_sprintf(A, "kernel_%d", j), 'G', 1 - j);
+    term(m, k, 1);
+    for (int i = 0; i < j; i++) term(m, fcol(fbase, n, i, j), -1);
+  }
+
+  /* Arrays (the paper's c_a): c_a >= f_pj for every consumer j of a's producer
+   * p; live-out arrays are materialised anyway. */
+  for (int v = 0; v < g->nvar; v++) {
+    const FusVar *x = &g->var[v];
+    if (!x->is_array || x->producer < 0 || (!x->live_out && x->nconsumers == 0)) continue;
+    int c = add_col(m, nz_sprintf(A, "c_%d", v), x->live_out ? 1 : 0, 1, w.arrays, 1);
+    if (x->live_out) continue;
+    for (int u = 0; u < x->nconsumers; u++) {
+      int j = x->consumers[u];
+      row_begin(m, nz_sprintf(A, "array_%d_%d", v, j), 'G', 0);
+      term(m, c, 1), term(m, fcol(fbase, n, x->producer, j), -1);
+    }
+  }
+
+  /* Traversals: the read of array a by i counts iff no earlier reader of a and
+   * not a's producer is in i's cluster:
+   * t_ia >= 1 - sum_{j<i reads a} (1 - f_ji) - [p exists] (1 - f_pi). */
+  for (int v = 0; v < g->nvar; v++) {
+    const FusVar *x = &g->var[v];
+    if (!x->is_array) continue;
+    for (int u = 0; u < x->nconsumers; u++) {
+      int i = x->consumers[u];
+      int t = add_col(m, nz_sprintf(A, "t_%d_%d", i, v), 0, 1, w.traversals, 1);
+      int others = u + (x->producer >= 0);
+      row_begin(m, nz_sprintf(A, "read_%d_%d", i, v), 'G', 1 - others);
+      term(m, t, 1);
+      for (int e = 0; e < u; e++) term(m, fcol(fbase, n, x->consumers[e], i), -1);
+      if (x->producer >= 0) term(m, fcol(fbase, n, x->producer, i), -1);
+    }
+  }
+  return m;
+}
+
+void fus_ilp_free(FusIlp *m) {
+  if (!m) return;
+  free(m->colname);
+  free(m->lb);
+  free(m->ub);
+  free(m->obj);
+  free(m->isint);
+  free(m->rowname);
+  free(m->sense);
+  free(m->rhs);
+  free(m->rowstart);
+  free(m->idx);
+  free(m->val);
+  nz_arena_free(m->arena);
+  free(m);
+}
+
+void fus_ilp_recover(const FusIlp *m, const double *x, int *cl) {
+  for (int i = 0; i < m->n; i++) {
+    double o = x[m->ocol[i]];
+    cl[i] = (int)(o + 0.5);
+    if (cl[i] < 0) cl[i] = 0;
+  }
+  fus_partition_canon(m->n, cl);
+}
