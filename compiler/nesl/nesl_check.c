@@ -647,6 +647,10 @@ static NlType *check(C *c, NlExpr *e) {
 /* ---------- top level ---------- */
 static int check_fun(C *c, NlDecl *d) {
   NlEnv *env = c->env;
+  if (is_special_name(d->name)) {
+    nz_error_at(d->loc, "'%s' cannot be defined (it is a special symbol)", d->name);
+    return 0;
+  }
   NlType *sig = NULL;
   if (d->sig) {
     TyVars tv = {0};
@@ -718,6 +722,10 @@ static bool mentions(NlTyX *x, const char *name) {
 
 static int check_data(C *c, NlDecl *d) {
   NlEnv *env = c->env;
+  if (is_special_name(d->name)) {
+    nz_error_at(d->loc, "'%s' cannot be defined (it is a special symbol)", d->name);
+    return 0;
+  }
   for (int i = 0; i < d->nfields; i++)
     if (mentions(d->fields[i], d->name)) {
       nz_error_at(d->fields[i]->loc, "recursive types are not permitted (%s)", d->name);

@@ -524,7 +524,7 @@ static NlExpr *prefix(P *p) {
     return mk_call(p, mk_var(p, "negate", t->loc, true), x, t->loc);
   }
   default:
-    p->i--;
+    if (t->k != T_EOF) p->i--; /* next() does not move past the end */
     fail_expected(p, "an expression");
   }
 }
