@@ -224,9 +224,11 @@ typedef struct {
   int *idx;      /* nnz column indices */
   double *val;
   int capcols, caprows, capnnz;
-  /* Where the model's variables live (column index, -1 if absent). */
+  /* Where the model's variables live. */
   int n;     /* invocations */
-  int *ocol; /* o_i */
+  int *ocol; /* column of o_i */
+  char *role; /* per column: 'o' 'f' 'd' 'k' 'c' 't' (ILP.md) */
+  int *ra, *rb; /* per column: o_i: i; f_ij, d_ij: i, j; k_j: j; c_a: a; t_ia: i, a */
 } FusIlp;
 
 /* The reference formulation of paper §8 as corrected in fusion/ILP.md. */
@@ -234,6 +236,13 @@ FusIlp *fus_ilp_build(const FusGraph *g);
 void fus_ilp_free(FusIlp *m);
 /* Clusters from equal o values of a solution vector. */
 void fus_ilp_recover(const FusIlp *m, const double *x, int *cl);
+/* The solution vector of a legal partition (o = topological rank of the
+ * cluster, every other variable its indicator value): a MIP start, and the
+ * first half of ILP.md's proof made executable. */
+void fus_ilp_assign(const FusIlp *m, const FusGraph *g, const int *cl, double *x);
+/* Is x within bounds, integral where required and satisfying every row?
+ * Returns 1, or 0 with the first violation in why. obj gets its objective. */
+int fus_ilp_feasible(const FusIlp *m, const double *x, double *obj, NzBuf *why);
 
 /* ilp_glpk.c / ilp_cbc.c: solve; x (ncols) gets the best solution found. */
 typedef struct {
@@ -243,8 +252,9 @@ typedef struct {
   double objective;
   long nodes; /* -1 if not reported */
 } FusIlpResult;
-int fus_ilp_solve_glpk(const FusIlp *m, double time_limit, double *x, FusIlpResult *r);
-int fus_ilp_solve_cbc(const FusIlp *m, double time_limit, double *x, FusIlpResult *r);
+/* start (may be NULL) is a feasible solution handed to the solver first. */
+int fus_ilp_solve_glpk(const FusIlp *m, double time_limit, const double *start, double *x, FusIlpResult *r);
+int fus_ilp_solve_cbc(const FusIlp *m, double time_limit, const double *start, double *x, FusIlpResult *r);
 /* Writes the instance in CPLEX LP format (through glp_write_lp). 0 or -1. */
 int fus_ilp_write_lp(const FusIlp *m, const char *path);
 

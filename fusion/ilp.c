@@ -4,7 +4,8 @@
  * clusters from equal o. The solvers load it in ilp_glpk.c and ilp_cbc.c. */
 #include "fusion.h"
 
-static int add_col(FusIlp *m, const char *name, double lb, double ub, double obj, int isint) {
+static int add_col(FusIlp *m, const char *name, double lb, double ub, double obj, int isint, char role, int a,
+                   int b) {
   if (m->ncols == m->capcols) {
     m->capcols = m->capcols ? 2 * m->capcols : 64;
     size_t c = (size_t)m->capcols;
@@ -13,6 +14,9 @@ static int add_col(FusIlp *m, const char *name, double lb, double ub, double obj
     m->ub = nz_xrealloc(m->ub, sizeof(double) * c);
     m->obj = nz_xrealloc(m->obj, sizeof(double) * c);
     m->isint = nz_xrealloc(m->isint, c);
+    m->role = nz_xrealloc(m->role, c);
+    m->ra = nz_xrealloc(m->ra, sizeof(int) * c);
+    m->rb = nz_xrealloc(m->rb, sizeof(int) * c);
   }
   int j = m->ncols++;
   m->colname[j] = name;
@@ -20,6 +24,9 @@ static int add_col(FusIlp *m, const char *name, double lb, double ub, double obj
   m->ub[j] = ub;
   m->obj[j] = obj;
   m->isint[j] = (char)isint;
+  m->role[j] = role;
+  m->ra[j] = a;
+  m->rb[j] = b;
   return j;
 }
 
@@ -72,10 +79,10 @@ FusIlp *fus_ilp_build(const FusGraph *g) {
   FusWeights w = fus_cost_weights(g);
   double M = n; /* o ranges over 0..n-1, so |o_i - o_j| <= n - 1 < M */
 
-  for (int i = 0; i < n; i++) m->ocol[i] = add_col(m, nz_sprintf(A, "o_%d", i), 0, n > 0 ? n - 1 : 0, 0, 1);
+  for (int i = 0; i < n; i++) m->ocol[i] = add_col(m, nz_sprintf(A, "o_%d", i), 0, n > 0 ? n - 1 : 0, 0, 1, 'o', i, -1);
   int fbase = m->ncols;
   for (int i = 0; i < n; i++)
-    for (int j = i + 1; j < n; j++) add_col(m, nz_sprintf(A, "f_%d_%d", i, j), 0, 1, 0, 1);
+    for (int j = i + 1; j < n; j++) add_col(m, nz_sprintf(A, "f_%d_%d", i, j), 0, 1, 0, 1, 'f', i, j);
 
   /* Pair constraints. Program order is topological, so a path runs i -> j with i < j. */
   for (int i = 0; i < n; i++)
@@ -103,7 +110,7 @@ FusIlp *fus_ilp_build(const FusGraph *g) {
          * linearised with a direction variable d_ij (ILP.md). */
         row_begin(m, nz_sprintf(A, "hfuse_compat_%d_%d", i, j), 'G', 1);
         term(m, f, 1);
-        int d = add_col(m, nz_sprintf(A, "d_%d_%d", i, j), 0, 1, 0, 1);
+        int d = add_col(m, nz_sprintf(A, "d_%d_%d", i, j), 0, 1, 0, 1, 'd', i, j);
         row_begin(m, nz_sprintf(A, "hfuse_apart_a_%d_%d", i, j), 'G', 1);
         term(m, oi, 1), term(m, oj, -1), term(m, d, M);
         row_begin(m, nz_sprintf(A, "hfuse_apart_b_%d_%d", i, j), 'G', 1 - M);
@@ -114,7 +121,7 @@ FusIlp *fus_ilp_build(const FusGraph *g) {
   /* Kernels: k_j = 1 iff j is the first member of its cluster:
    * k_j >= 1 - sum_{i<j} (1 - f_ij). */
   for (int j = 0; j < n; j++) {
-    int k = add_col(m, nz_sprintf(A, "k_%d", j), 0, 1, w.kernels, 1);
+    int k = add_col(m, nz_sprintf(A, "k_%d", j), 0, 1, w.kernels, 1, 'k', j, -1);
     row_begin(m, nz_sprintf(A, "kernel_%d", j), 'G', 1 - j);
     term(m, k, 1);
     for (int i = 0; i < j; i++) term(m, fcol(fbase, n, i, j), -1);
@@ -125,7 +132,7 @@ FusIlp *fus_ilp_build(const FusGraph *g) {
   for (int v = 0; v < g->nvar; v++) {
     const FusVar *x = &g->var[v];
     if (!x->is_array || x->producer < 0 || (!x->live_out && x->nconsumers == 0)) continue;
-    int c = add_col(m, nz_sprintf(A, "c_%d", v), x->live_out ? 1 : 0, 1, w.arrays, 1);
+    int c = add_col(m, nz_sprintf(A, "c_%d", v), x->live_out ? 1 : 0, 1, w.arrays, 1, 'c', v, -1);
     if (x->live_out) continue;
     for (int u = 0; u < x->nconsumers; u++) {
       int j = x->consumers[u];
@@ -142,7 +149,7 @@ FusIlp *fus_ilp_build(const FusGraph *g) {
     if (!x->is_array) continue;
     for (int u = 0; u < x->nconsumers; u++) {
       int i = x->consumers[u];
-      int t = add_col(m, nz_sprintf(A, "t_%d_%d", i, v), 0, 1, w.traversals, 1);
+      int t = add_col(m, nz_sprintf(A, "t_%d_%d", i, v), 0, 1, w.traversals, 1, 't', i, v);
       int others = u + (x->producer >= 0);
       row_begin(m, nz_sprintf(A, "read_%d_%d", i, v), 'G', 1 - others);
       term(m, t, 1);
@@ -160,6 +167,9 @@ void fus_ilp_free(FusIlp *m) {
   free(m->ub);
   free(m->obj);
   free(m->isint);
+  free(m->role);
+  free(m->ra);
+  free(m->rb);
   free(m->rowname);
   free(m->sense);
   free(m->rhs);
@@ -177,4 +187,97 @@ void fus_ilp_recover(const FusIlp *m, const double *x, int *cl) {
     if (cl[i] < 0) cl[i] = 0;
   }
   fus_partition_canon(m->n, cl);
+}
+
+/* Topological rank of each cluster in the contracted graph (Kahn, smallest
+ * cluster first among the ready ones). cl is canonical with k clusters. */
+static void cluster_ranks(const FusGraph *g, const int *cl, int k, int *rank) {
+  int *indeg = nz_xcalloc((size_t)(k ? k : 1), sizeof(int));
+  for (int v = 0; v < g->nvar; v++) {
+    int p = g->var[v].producer;
+    if (p < 0) continue;
+    for (int u = 0; u < g->var[v].nconsumers; u++)
+      if (cl[g->var[v].consumers[u]] != cl[p]) indeg[cl[g->var[v].consumers[u]]]++;
+  }
+  char *done = nz_xcalloc((size_t)(k ? k : 1), 1);
+  for (int r = 0; r < k; r++) {
+    int x = 0;
+    while (x < k && (done[x] || indeg[x] != 0)) x++;
+    if (x == k) nz_die("fus_ilp_assign: the partition's contracted graph has a cycle");
+    done[x] = 1;
+    rank[x] = r;
+    for (int v = 0; v < g->nvar; v++) {
+      int p = g->var[v].producer;
+      if (p < 0 || cl[p] != x) continue;
+      for (int u = 0; u < g->var[v].nconsumers; u++)
+        if (cl[g->var[v].consumers[u]] != x) indeg[cl[g->var[v].consumers[u]]]--;
+    }
+  }
+  free(indeg);
+  free(done);
+}
+
+void fus_ilp_assign(const FusIlp *m, const FusGraph *g, const int *cl_in, double *x) {
+  int n = g->ninv;
+  int *cl = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
+  memcpy(cl, cl_in, sizeof(int) * (size_t)n);
+  int k = fus_partition_canon(n, cl);
+  int *rank = nz_xmalloc(sizeof(int) * (size_t)(k ? k : 1));
+  cluster_ranks(g, cl, k, rank);
+  for (int j = 0; j < m->ncols; j++) {
+    int a = m->ra[j], b = m->rb[j];
+    switch (m->role[j]) {
+    case 'o': x[j] = rank[cl[a]]; break;
+    case 'f': x[j] = cl[a] != cl[b]; break;
+    case 'd': x[j] = rank[cl[a]] > rank[cl[b]] ? 0 : 1; break;
+    case 'k': {
+      int first = 1;
+      for (int i = 0; i < a && first; i++) first = cl[i] != cl[a];
+      x[j] = first;
+      break;
+    }
+    case 'c': {
+      const FusVar *v = &g->var[a];
+      int mat = v->live_out;
+      for (int u = 0; u < v->nconsumers && !mat; u++) mat = cl[v->consumers[u]] != cl[v->producer];
+      x[j] = mat;
+      break;
+    }
+    case 't': {
+      const FusVar *v = &g->var[b];
+      int counts = !(v->producer >= 0 && cl[v->producer] == cl[a]);
+      for (int u = 0; u < v->nconsumers && counts && v->consumers[u] < a; u++) counts = cl[v->consumers[u]] != cl[a];
+      x[j] = counts;
+      break;
+    }
+    default: nz_die("fus_ilp_assign: column %d has no role", j);
+    }
+  }
+  free(rank);
+  free(cl);
+}
+
+int fus_ilp_feasible(const FusIlp *m, const double *x, double *obj, NzBuf *why) {
+  const double eps = 1e-6;
+  double z = 0;
+  for (int j = 0; j < m->ncols; j++) {
+    z += m->obj[j] * x[j];
+    double frac = x[j] - (double)(long)(x[j] + (x[j] < 0 ? -0.5 : 0.5));
+    if (x[j] < m->lb[j] - eps || x[j] > m->ub[j] + eps || (m->isint[j] && (frac > eps || frac < -eps))) {
+      if (why) nz_buf_printf(why, "column %s = %g outside [%g, %g] or not integral", m->colname[j], x[j], m->lb[j], m->ub[j]);
+      return 0;
+    }
+  }
+  if (obj) *obj = z;
+  for (int r = 0; r < m->nrows; r++) {
+    double lhs = 0;
+    for (int e = m->rowstart[r]; e < m->rowstart[r + 1]; e++) lhs += m->val[e] * x[m->idx[e]];
+    int ok = m->sense[r] == 'L' ? lhs <= m->rhs[r] + eps : m->sense[r] == 'G' ? lhs >= m->rhs[r] - eps
+                                                                               : lhs >= m->rhs[r] - eps && lhs <= m->rhs[r] + eps;
+    if (!ok) {
+      if (why) nz_buf_printf(why, "row %s: %g %c %g violated", m->rowname[r], lhs, m->sense[r], m->rhs[r]);
+      return 0;
+    }
+  }
+  return 1;
 }

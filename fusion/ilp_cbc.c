@@ -5,7 +5,7 @@
 #include <coin/Cbc_C_Interface.h>
 #include <float.h>
 
-int fus_ilp_solve_cbc(const FusIlp *m, double time_limit, double *x, FusIlpResult *r) {
+int fus_ilp_solve_cbc(const FusIlp *m, double time_limit, const double *start, double *x, FusIlpResult *r) {
   memset(r, 0, sizeof *r);
   if (m->ncols == 0) {
     r->has_solution = r->optimal = 1;
@@ -14,15 +14,15 @@ int fus_ilp_solve_cbc(const FusIlp *m, double time_limit, double *x, FusIlpResul
   /* One Cbc_loadProblem of the column-major matrix: adding rows one by one
    * through Cbc_addRow is quadratic (10 s for 19k rows). */
   int nc = m->ncols, nr = m->nrows;
-  int *start = nz_xcalloc((size_t)nc + 1, sizeof(int));
+  int *colstart = nz_xcalloc((size_t)nc + 1, sizeof(int));
   int *index = nz_xmalloc(sizeof(int) * (size_t)(m->nnz ? m->nnz : 1));
   double *value = nz_xmalloc(sizeof(double) * (size_t)(m->nnz ? m->nnz : 1));
   double *rlo = nz_xmalloc(sizeof(double) * (size_t)(nr ? nr : 1));
   double *rhi = nz_xmalloc(sizeof(double) * (size_t)(nr ? nr : 1));
-  for (int e = 0; e < m->nnz; e++) start[m->idx[e] + 1]++;
-  for (int j = 0; j < nc; j++) start[j + 1] += start[j];
+  for (int e = 0; e < m->nnz; e++) colstart[m->idx[e] + 1]++;
+  for (int j = 0; j < nc; j++) colstart[j + 1] += colstart[j];
   int *fill = nz_xmalloc(sizeof(int) * (size_t)nc);
-  for (int j = 0; j < nc; j++) fill[j] = start[j];
+  for (int j = 0; j < nc; j++) fill[j] = colstart[j];
   for (int rr = 0; rr < nr; rr++) {
     for (int e = m->rowstart[rr]; e < m->rowstart[rr + 1]; e++) {
       int k = fill[m->idx[e]]++;
@@ -34,10 +34,10 @@ int fus_ilp_solve_cbc(const FusIlp *m, double time_limit, double *x, FusIlpResul
   }
   Cbc_Model *model = Cbc_newModel();
   Cbc_setProblemName(model, "fusion");
-  Cbc_loadProblem(model, nc, nr, start, index, value, m->lb, m->ub, m->obj, rlo, rhi);
+  Cbc_loadProblem(model, nc, nr, colstart, index, value, m->lb, m->ub, m->obj, rlo, rhi);
   for (int j = 0; j < nc; j++)
     if (m->isint[j]) Cbc_setInteger(model, j);
-  free(start);
+  free(colstart);
   free(index);
   free(value);
   free(rlo);
@@ -64,7 +64,14 @@ int fus_ilp_solve_cbc(const FusIlp *m, double time_limit, double *x, FusIlpResul
     Cbc_setMaximumSeconds(model, time_limit);
     Cbc_setParameter(model, "sec", sec);
   }
+  int *all = NULL;
+  if (start) {
+    all = nz_xmalloc(sizeof(int) * (size_t)nc);
+    for (int j = 0; j < nc; j++) all[j] = j;
+    Cbc_setMIPStartI(model, nc, all, start);
+  }
   Cbc_solve(model);
+  free(all);
   r->optimal = Cbc_isProvenOptimal(model);
   r->timed_out = Cbc_isSecondsLimitReached(model);
   const double *best = Cbc_bestSolution(model);

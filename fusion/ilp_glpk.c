@@ -42,26 +42,71 @@ static glp_prob *load(const FusIlp *m) {
   return lp;
 }
 
-static void count_nodes(glp_tree *tree, void *info) {
+typedef struct {
+  long nodes;
+  const double *start; /* 1-based copy, handed over once */
+  int given;
+} Cb;
+
+static void callback(glp_tree *tree, void *info) {
+  Cb *cb = info;
   int a, n, t;
   glp_ios_tree_size(tree, &a, &n, &t);
-  *(long *)info = t;
+  cb->nodes = t;
+  if (glp_ios_reason(tree) == GLP_IHEUR && cb->start && !cb->given) {
+    glp_ios_heur_sol(tree, cb->start);
+    cb->given = 1;
+  }
 }
 
-int fus_ilp_solve_glpk(const FusIlp *m, double time_limit, double *x, FusIlpResult *r) {
+int fus_ilp_solve_glpk(const FusIlp *m, double time_limit, const double *start, double *x, FusIlpResult *r) {
   memset(r, 0, sizeof *r);
-  r->nodes = 0;
   glp_term_out(GLP_OFF);
   glp_prob *lp = load(m);
   glp_iocp parm;
   glp_init_iocp(&parm);
   parm.msg_lev = GLP_MSG_OFF;
   parm.presolve = GLP_ON;
-  parm.cb_func = count_nodes;
-  parm.cb_info = &r->nodes;
-  if (time_limit > 0) parm.tm_lim = time_limit * 1000 > 2e9 ? 2000000000 : (int)(time_limit * 1000);
-  int ret = m->ncols ? glp_intopt(lp, &parm) : 0;
+  Cb cb = {0};
+  double *start1 = NULL;
+  if (start) {
+    start1 = nz_xmalloc(sizeof(double) * ((size_t)m->ncols + 1));
+    start1[0] = 0;
+    memcpy(start1 + 1, start, sizeof(double) * (size_t)m->ncols);
+    cb.start = start1;
+  }
+  parm.cb_func = callback;
+  parm.cb_info = &cb;
+  int tm = time_limit <= 0 ? 0 : time_limit * 1000 > 2e9 ? 2000000000 : (int)(time_limit * 1000);
+  if (tm) parm.tm_lim = tm;
+  int ret = 0;
+  if (m->ncols && start) {
+    /* In the callback, a presolved problem has other columns than ours, so a
+     * start can only be handed over without the MIP presolver: solve the LP
+     * relaxation first, then branch, both within the time limit. */
+    glp_smcp sp;
+    glp_init_smcp(&sp);
+    sp.msg_lev = GLP_MSG_OFF;
+    sp.presolve = GLP_ON;
+    if (tm) sp.tm_lim = tm;
+    double t0 = glp_time();
+    ret = glp_simplex(lp, &sp);
+    if (ret == 0 && glp_get_status(lp) == GLP_OPT) {
+      parm.presolve = GLP_OFF;
+      if (tm) {
+        double left = tm - glp_difftime(glp_time(), t0) * 1000;
+        parm.tm_lim = left < 1 ? 1 : (int)left;
+      }
+      ret = glp_intopt(lp, &parm);
+    } else if (ret == 0) {
+      ret = GLP_ENOPFS; /* LP relaxation infeasible: impossible, the start is feasible */
+    }
+  } else if (m->ncols) {
+    ret = glp_intopt(lp, &parm);
+  }
   int st = m->ncols ? glp_mip_status(lp) : GLP_OPT;
+  r->nodes = cb.nodes;
+  free(start1);
   r->timed_out = ret == GLP_ETMLIM;
   r->has_solution = st == GLP_OPT || st == GLP_FEAS;
   r->optimal = st == GLP_OPT && ret == 0;

@@ -1,7 +1,8 @@
 /* sched_ilp.c — the `ilp` scheduler: builds the reference ILP (ilp.c), writes
- * it when --dump-ilp asks, solves it with GLPK or CBC under the time limit and
- * recovers clusters from equal o. On expiry it keeps the solver's best feasible
- * schedule, else the better greedy one, and says which in the status. */
+ * it when --dump-ilp asks, solves it with GLPK or CBC under the time limit
+ * (starting from the better greedy schedule) and recovers clusters from equal
+ * o. On expiry it keeps the solver's best feasible schedule, else the greedy
+ * one, and says which in the status. */
 #include "fusion.h"
 
 #include <time.h>
@@ -27,6 +28,20 @@ static int dump(const FusIlp *m, FusOptions *opt) {
   return r;
 }
 
+static void better_greedy(const FusGraph *g, FusOptions *opt, int *cl) {
+  FusSchedule a = {0}, b = {0};
+  a.cl = nz_xcalloc((size_t)(g->ninv ? g->ninv : 1), sizeof(int));
+  b.cl = nz_xcalloc((size_t)(g->ninv ? g->ninv : 1), sizeof(int));
+  fus_sched_greedy_down(g, opt, &a);
+  fus_sched_greedy_up(g, opt, &b);
+  FusCost ca, cb;
+  fus_cost(g, a.cl, &ca);
+  fus_cost(g, b.cl, &cb);
+  memcpy(cl, ca.objective <= cb.objective ? a.cl : b.cl, sizeof(int) * (size_t)g->ninv);
+  free(a.cl);
+  free(b.cl);
+}
+
 int fus_sched_ilp(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
   double t0 = now();
   FusIlp *m = fus_ilp_build(g);
@@ -38,41 +53,42 @@ int fus_sched_ilp(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
     return -1;
   }
   double *x = nz_xcalloc((size_t)(m->ncols ? m->ncols : 1), sizeof(double));
-  FusIlpResult r;
+  /* The better greedy schedule: the solver's first incumbent (so a time limit
+   * never leaves us worse than greedy) and the fallback if it finds nothing. */
   double t1 = now();
+  int *greedy = nz_xcalloc((size_t)(g->ninv ? g->ninv : 1), sizeof(int));
+  better_greedy(g, opt, greedy);
+  double *start = nz_xcalloc((size_t)(m->ncols ? m->ncols : 1), sizeof(double));
+  fus_ilp_assign(m, g, greedy, start);
+  FusIlpResult r;
   if (opt->solver == FUS_CBC)
-    fus_ilp_solve_cbc(m, opt->time_limit, x, &r);
+    fus_ilp_solve_cbc(m, opt->time_limit, start, x, &r);
   else
-    fus_ilp_solve_glpk(m, opt->time_limit, x, &r);
+    fus_ilp_solve_glpk(m, opt->time_limit, start, x, &r);
   out->solve_seconds = now() - t1;
+  free(start);
   out->nodes = r.nodes;
   out->solver_objective = r.objective;
   int done = 0;
   if (r.has_solution) {
+    /* Trust, but verify the solver's vector against our own rows. */
+    NzBuf why = {0};
+    if (!fus_ilp_feasible(m, x, NULL, &why)) nz_die("the ILP solver returned an infeasible solution: %s", why.s);
+    nz_buf_free(&why);
     fus_ilp_recover(m, x, out->cl);
     /* ILP.md proves every feasible solution recovers a legal partition; a
      * failure here is a bug in the model, not a user error. */
-    NzBuf why = {0};
     if (!fus_legal(g, out->cl, &why)) nz_die("ILP solution recovers an illegal partition: %s", why.s);
     nz_buf_free(&why);
     out->status = r.optimal ? FUS_ST_OPTIMAL : FUS_ST_FEASIBLE;
     done = 1;
   }
   if (!done) {
-    /* No schedule from the solver in time: the better of the two greedy ones. */
-    FusSchedule a = *out, b = *out;
-    a.cl = nz_xcalloc((size_t)(g->ninv ? g->ninv : 1), sizeof(int));
-    b.cl = nz_xcalloc((size_t)(g->ninv ? g->ninv : 1), sizeof(int));
-    fus_sched_greedy_down(g, opt, &a);
-    fus_sched_greedy_up(g, opt, &b);
-    FusCost ca, cb;
-    fus_cost(g, a.cl, &ca);
-    fus_cost(g, b.cl, &cb);
-    memcpy(out->cl, ca.objective <= cb.objective ? a.cl : b.cl, sizeof(int) * (size_t)g->ninv);
-    free(a.cl);
-    free(b.cl);
+    /* No schedule from the solver in time: the better greedy one. */
+    memcpy(out->cl, greedy, sizeof(int) * (size_t)g->ninv);
     out->status = FUS_ST_FALLBACK;
   }
+  free(greedy);
   free(x);
   fus_ilp_free(m);
   return 0;
