@@ -155,18 +155,32 @@ static int contains(const int *a, int n, int x) {
   return 0;
 }
 
-/* Adds up to `want` more inputs to in[0..*nin): for ONCE any earlier value
- * (arrays are read behind a guard), else arrays of the iterated class and
- * scalars; all from levels below `level` so the node stays at its level. */
-static void add_extras(GenPlan *P, LcuSoacKind kind, int level, int *in, int *nin, int want) {
+/* Can an invocation of `kind` at `level`, iterating over class cls, read v as
+ * an extra input: ONCE any earlier value (arrays behind a guard), the others
+ * arrays of the iterated class and scalars; always from lower levels, so the
+ * invocation stays at its level. */
+static int eligible(GenPlan *P, LcuSoacKind kind, int level, int cls, int v) {
+  GenVal *x = val(P, v);
+  if (x->level >= level) return 0;
+  return kind == LS_ONCE || !x->is_array || x->cls == cls;
+}
+
+/* Adds up to `want` more inputs to in[0..*nin) (at most `cap` in all). While
+ * some eligible result has no reader yet, one more is added even beyond
+ * `want`: results should have readers, not all end up as the region's outputs. */
+static void add_extras(GenPlan *P, LcuSoacKind kind, int level, int *in, int *nin, int want,
+                       int cap) {
   int cls = kind == LS_ONCE ? -1 : val(P, in[0])->cls;
-  for (; want > 0; want--) {
+  int orphans = 0;
+  for (int v = 0; v < P->vals.n; v++)
+    if (val(P, v)->producer >= 0 && !val(P, v)->nconsumers && !contains(in, *nin, v) &&
+        eligible(P, kind, level, cls, v))
+      orphans++;
+  if (orphans && want < 1) want = 1;
+  for (; want > 0 && *nin < cap; want--) {
     IntVec c = {0};
-    for (int v = 0; v < P->vals.n; v++) {
-      GenVal *x = val(P, v);
-      if (x->level >= level || contains(in, *nin, v)) continue;
-      if (kind == LS_ONCE || !x->is_array || x->cls == cls) nz_vec_push(c, v);
-    }
+    for (int v = 0; v < P->vals.n; v++)
+      if (!contains(in, *nin, v) && eligible(P, kind, level, cls, v)) nz_vec_push(c, v);
     if (c.n) in[(*nin)++] = pick_value(P, c.v, c.n);
     nz_vec_free(c);
     if (!c.n) break;
@@ -221,7 +235,7 @@ static void plan_random(GenPlan *P) {
         nz_vec_free(arrs);
         nz_vec_free(all);
       }
-      add_extras(P, kind, d, in, &nin, want - nin);
+      add_extras(P, kind, d, in, &nin, want - nin, s->fanin);
       add_node(P, kind, nin, in);
     }
     prev_first = first;
