@@ -18,9 +18,18 @@ typedef struct {
   int slot;
 } Sym;
 
+/* A top-level name: the first kernel and the first function of that name. */
+typedef struct {
+  const char *name;
+  LcuKernel *k;
+  LcuFunc *f;
+} Top;
+
 typedef struct {
   LcuProgram *p;
   NzArena *tmp; /* message strings */
+  Top *tops;    /* open addressing on the interned pointer; generated programs have many kernels */
+  size_t ntops; /* a power of two */
   int errors;
   /* The frame being checked: a function body or a thunk. */
   NZ_VEC(Sym) scope;
@@ -52,6 +61,18 @@ static const char *ts(Ck *ck, const LcuType *t) {
 }
 
 static const char *plural(int n, const char *one, const char *many) { return n == 1 ? one : many; }
+
+static Top *top(Ck *ck, const char *name) {
+  size_t h = ((uintptr_t)name >> 4) * 0x9E3779B97F4A7C15ull;
+  for (size_t i = h & (ck->ntops - 1);; i = (i + 1) & (ck->ntops - 1))
+    if (!ck->tops[i].name || ck->tops[i].name == name) {
+      ck->tops[i].name = name;
+      return &ck->tops[i];
+    }
+}
+
+static LcuKernel *find_kernel(Ck *ck, const char *name) { return top(ck, name)->k; }
+static LcuFunc *find_func(Ck *ck, const char *name) { return top(ck, name)->f; }
 
 /* ------------------------------------------------------------ type shapes */
 
@@ -430,12 +451,12 @@ static const LcuType *check_expr_kind(Ck *ck, LcuExpr *e, int array_ok) {
   }
 
   case LE_CALL: {
-    LcuFunc *f = lcu_find_func(ck->p, e->name);
+    LcuFunc *f = find_func(ck, e->name);
     e->target = f;
     if (ck->in_thunk) {
       err(ck, e->loc, "a kernel cannot call the CPU function '%s'", e->name);
       f = NULL;
-    } else if (!f && lcu_find_kernel(ck->p, e->name)) {
+    } else if (!f && find_kernel(ck, e->name)) {
       err(ck, e->loc, "'%s' is a kernel: invoke it with run %s(...)", e->name, e->name);
     } else if (!f) {
       err(ck, e->loc, "unknown function '%s'", e->name);
@@ -449,12 +470,12 @@ static const LcuType *check_expr_kind(Ck *ck, LcuExpr *e, int array_ok) {
   }
 
   case LE_RUN: {
-    LcuKernel *k = lcu_find_kernel(ck->p, e->name);
+    LcuKernel *k = find_kernel(ck, e->name);
     e->target = k;
     if (ck->in_thunk) {
       err(ck, e->loc, "a kernel cannot run the kernel '%s'", e->name);
       k = NULL;
-    } else if (!k && lcu_find_func(ck->p, e->name)) {
+    } else if (!k && find_func(ck, e->name)) {
       err(ck, e->loc, "'%s' is a function, not a kernel: call it without run", e->name);
     } else if (!k) {
       err(ck, e->loc, "unknown kernel '%s'", e->name);
@@ -782,36 +803,36 @@ static void check_func(Ck *ck, LcuFunc *f) {
 
 static int loc_before(NzLoc a, NzLoc b) { return a.line < b.line || (a.line == b.line && a.col < b.col); }
 
+/* Fills the table of top-level names, reporting duplicates at the later
+ * definition; calls and runs resolve to the first one. */
 static void check_names(Ck *ck) {
   LcuProgram *p = ck->p;
+  ck->ntops = 16;
+  while (ck->ntops < 2 * (size_t)(p->nkernels + p->nfuncs)) ck->ntops *= 2;
+  ck->tops = nz_xcalloc(ck->ntops, sizeof(Top));
   for (int i = 0; i < p->nkernels; i++) {
     LcuKernel *k = p->kernels[i];
-    for (int j = 0; j < i; j++)
-      if (p->kernels[j]->name == k->name) {
-        err(ck, k->loc, "kernel '%s' is already defined at line %d", k->name,
-            p->kernels[j]->loc.line);
-        break;
-      }
+    Top *t = top(ck, k->name);
+    if (t->k)
+      err(ck, k->loc, "kernel '%s' is already defined at line %d", k->name, t->k->loc.line);
+    else
+      t->k = k;
   }
   for (int i = 0; i < p->nfuncs; i++) {
     LcuFunc *f = p->funcs[i];
-    int dup = 0;
-    for (int j = 0; j < i && !dup; j++)
-      if (p->funcs[j]->name == f->name) {
-        err(ck, f->loc, "function '%s' is already defined at line %d", f->name,
-            p->funcs[j]->loc.line);
-        dup = 1;
-      }
-    LcuKernel *k = lcu_find_kernel(p, f->name);
-    if (!dup && k) {
-      /* Report at whichever comes second in the file. */
-      if (loc_before(k->loc, f->loc))
-        err(ck, f->loc, "function '%s' has the name of the kernel defined at line %d", f->name,
-            k->loc.line);
-      else
-        err(ck, k->loc, "kernel '%s' has the name of the function defined at line %d", k->name,
-            f->loc.line);
+    Top *t = top(ck, f->name);
+    if (t->f) {
+      err(ck, f->loc, "function '%s' is already defined at line %d", f->name, t->f->loc.line);
+      continue;
     }
+    t->f = f;
+    if (!t->k) continue;
+    if (loc_before(t->k->loc, f->loc))
+      err(ck, f->loc, "function '%s' has the name of the kernel defined at line %d", f->name,
+          t->k->loc.line);
+    else
+      err(ck, t->k->loc, "kernel '%s' has the name of the function defined at line %d", f->name,
+          f->loc.line);
   }
 }
 
@@ -829,7 +850,7 @@ int lcu_check(LcuProgram *p) {
     else
       check_func(&ck, p->funcs[fi++]);
   }
-  if (!lcu_main(p)) {
+  if (!find_func(&ck, nz_intern_cstr("main"))) {
     NzLoc loc = {p->src, 1, 1};
     if (p->src)
       err(&ck, loc, "the program has no function main");
@@ -840,6 +861,7 @@ int lcu_check(LcuProgram *p) {
   }
   nz_vec_free(ck.scope);
   nz_vec_free(ck.kscope);
+  free(ck.tops);
   nz_arena_free(ck.tmp);
   return ck.errors;
 }

@@ -475,6 +475,19 @@ static void test_errors(void) {
   trivial_main(p);
   expect_error("err.duplicate function", p, 1, "function 'main' is already defined");
 
+  p = lcu_program_new(NULL);
+  trivial_main(p);
+  rets(p, kernel(p, "k", 0, NULL, NULL, lcu_type_unit()), "");
+  rets(p, kernel(p, "k", 0, NULL, NULL, lcu_type_unit()), "");
+  expect_error("err.duplicate kernel", p, 1, "kernel 'k' is already defined");
+  p = lcu_program_new(NULL);
+  trivial_main(p);
+  rets(p, kernel(p, "main", 0, NULL, NULL, lcu_type_unit()), "");
+  expect_error("err.kernel named like a function", p, 1, "has the name of the");
+  p = lcu_program_new(NULL);
+  rets(p, kernel(p, "main", 0, NULL, NULL, lcu_type_unit()), "");
+  expect_error("err.main is a kernel", p, 1, "the program has no function main");
+
   /* Several independent errors in one function, each reported once. */
   p = lcu_program_new(NULL);
   LcuExpr *bad1 = P2(p, LP_ADD, I(p, 1), F(p, 2.0)); /* int + float */
