@@ -3,6 +3,8 @@
 #   make test     install missing packages, build (plain and ASan+UBSan), run every test
 #   make run      the README's main job
 #   make deps     install missing Debian packages (.ci/install-deps)
+#   make plots    the solver-performance and fusion-quality experiments into results/
+#                 (SIZE=tiny|small|default|large, JOBS=2; default takes about 15 minutes)
 # Under CI=true warnings are errors.
 
 CC      ?= cc
@@ -54,7 +56,7 @@ UNITBIN := $(UNITSRC:tests/unit/%.c=$(O)/tests/unit/%)
 BINS    := $(B)/nessie $(if $(wildcard generators/nessie-gen.c),$(B)/nessie-gen) \
            $(if $(wildcard experiments/nessie-bench.c),$(B)/nessie-bench)
 
-.PHONY: all test run deps clean asan unit format
+.PHONY: all test run deps clean asan unit format plots
 all: $(BINS) $(UNITBIN)
 
 $(O)/%.o: %.c
@@ -102,6 +104,12 @@ run: deps
 	$(MAKE) all
 	bin/nessie lcu check tests/lcu/dotprod.lcu
 	bin/nessie lcu run tests/lcu/dotprod.lcu '[1.0, 2.0, 3.0]' '[4.0, 5.0, 6.0]'
+
+SIZE ?= default
+JOBS ?= 2
+plots: deps
+	$(MAKE) all
+	bash experiments/sweep.sh --size=$(SIZE) --jobs=$(JOBS) --out=results
 
 format:
 	clang-format -i $$(find compiler fusion runtime generators experiments tests/unit -name '*.[ch]')

@@ -4,8 +4,11 @@
 
 static void lcu_usage(FILE *f) {
   fputs("usage: nessie lcu check FILE.lcu\n"
-        "       nessie lcu run FILE.lcu [ARG...] [--random-inputs [--seed=S] [--max-len=N]]\n"
-        "       nessie lcu print FILE.lcu       print the canonical text form\n"
+        "       nessie lcu run FILE.lcu [ARG...] [--random-inputs [--seed=S] [--max-len=N]] [FUSION]\n"
+        "       nessie lcu fuse FILE.lcu [FUSION]   print the fused program after a per-region report\n"
+        "       nessie lcu print FILE.lcu           print the canonical text form\n"
+        "FUSION options: --scheduler=none|greedy-down|greedy-up|ilp|exhaustive (fuse: ilp)\n"
+        "       --solver=glpk|cbc  --time-limit=SEC  --dot=DIR [--png]  --dump-ilp=FILE.lp\n"
         "ARGs are literals of main's parameter types: 7, 1.5, T, [1, 2], segdes[2, 0],\n"
         "(1, [T, F]); see compiler/lcu/README.md.\n",
         f);
@@ -41,8 +44,8 @@ int drv_cmd_lcu(int argc, char **argv) {
   }
   const char *sub = argv[1];
   int is_run = !strcmp(sub, "run"), is_check = !strcmp(sub, "check"),
-      is_print = !strcmp(sub, "print");
-  if (!is_run && !is_check && !is_print) {
+      is_print = !strcmp(sub, "print"), is_fuse = !strcmp(sub, "fuse");
+  if (!is_run && !is_check && !is_print && !is_fuse) {
     fprintf(stderr, "nessie lcu: unknown subcommand '%s'\n", sub);
     lcu_usage(stderr);
     return NZ_EXIT_USAGE;
@@ -51,9 +54,26 @@ int drv_cmd_lcu(int argc, char **argv) {
   const char **vals = nz_xcalloc((size_t)argc, sizeof(char *));
   int nvals = 0, random_inputs = 0;
   long long seed = 1, maxlen = 10;
+  DrvFuse fo;
+  drv_fuse_defaults(&fo);
+  if (is_fuse) fo.scheduler = "ilp";
+  int fusing = is_fuse;
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i];
-    int r;
+    int r = drv_fuse_option(&fo, a);
+    if (r < 0) {
+      free(vals);
+      return NZ_EXIT_USAGE;
+    }
+    if (r > 0) {
+      if (is_check || is_print) {
+        fprintf(stderr, "nessie lcu %s: fusion options are for run and fuse\n", sub);
+        free(vals);
+        return NZ_EXIT_USAGE;
+      }
+      fusing = 1;
+      continue;
+    }
     if (!strcmp(a, "--random-inputs")) {
       random_inputs = 1;
     } else if ((r = parse_int_opt(a, "--seed", &seed)) != 0 ||
@@ -86,8 +106,18 @@ int drv_cmd_lcu(int argc, char **argv) {
   NzSource *src;
   LcuProgram *p = load(file, &src);
   int rc = NZ_EXIT_OK;
+  NzBuf report = {0};
+  if (p && fusing) rc = drv_fuse(p, &fo, is_fuse ? &report : NULL);
   if (!p) {
     rc = NZ_EXIT_USER;
+  } else if (rc != NZ_EXIT_OK) {
+    /* the fusion pipeline printed why */
+  } else if (is_fuse) {
+    NzBuf b = {0};
+    lcu_print_program(&b, p);
+    fputs(report.s ? report.s : "", stdout);
+    fputs(b.s ? b.s : "", stdout);
+    nz_buf_free(&b);
   } else if (is_check) {
     printf("%s: ok (%d kernels, %d functions)\n", file, p->nkernels, p->nfuncs);
   } else if (is_print) {
@@ -137,6 +167,7 @@ int drv_cmd_lcu(int argc, char **argv) {
     free(args);
   }
   fflush(stdout);
+  nz_buf_free(&report);
   lcu_program_free(p);
   nz_source_free(src);
   free(vals);

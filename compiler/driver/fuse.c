@@ -1,0 +1,136 @@
+/* fuse.c — the fusion pipeline as the driver runs it (`nessie lcu fuse`,
+ * `nessie lcu run --scheduler=S`): prepare regions, schedule each with the
+ * chosen strategy, report the DESIGN.md metrics, draw, rewrite, re-check. */
+#include <sys/stat.h>
+
+#include "driver.h"
+#include "fus_lcu.h"
+
+void drv_fuse_defaults(DrvFuse *o) {
+  memset(o, 0, sizeof *o);
+  o->scheduler = "none";
+  fus_options_default(&o->opt);
+}
+
+/* Parses one fusion option; 1 if it was one, 0 if not ours, -1 if malformed
+ * (message printed). */
+int drv_fuse_option(DrvFuse *o, const char *a) {
+  if (!strncmp(a, "--scheduler=", 12)) {
+    o->scheduler = a + 12;
+    if (!fus_scheduler_find(o->scheduler)) {
+      fprintf(stderr, "nessie: unknown scheduler '%s'; one of:", o->scheduler);
+      for (const FusScheduler *s = fus_schedulers; s->name; s++) fprintf(stderr, " %s", s->name);
+      fputc('\n', stderr);
+      return -1;
+    }
+    return 1;
+  }
+  if (!strncmp(a, "--solver=", 9)) {
+    if (!strcmp(a + 9, "glpk"))
+      o->opt.solver = FUS_GLPK;
+    else if (!strcmp(a + 9, "cbc"))
+      o->opt.solver = FUS_CBC;
+    else {
+      fprintf(stderr, "nessie: unknown solver '%s' (glpk or cbc)\n", a + 9);
+      return -1;
+    }
+    return 1;
+  }
+  if (!strncmp(a, "--time-limit=", 13)) {
+    char *end;
+    o->opt.time_limit = strtod(a + 13, &end);
+    if (*end || end == a + 13 || o->opt.time_limit <= 0) {
+      fprintf(stderr, "nessie: --time-limit wants a positive number of seconds, not '%s'\n", a + 13);
+      return -1;
+    }
+    return 1;
+  }
+  if (!strncmp(a, "--dot=", 6)) {
+    o->dot_dir = a + 6;
+    return 1;
+  }
+  if (!strcmp(a, "--png")) {
+    o->png = 1;
+    return 1;
+  }
+  if (!strncmp(a, "--dump-ilp=", 11)) {
+    o->opt.dump_ilp = a + 11;
+    return 1;
+  }
+  return 0;
+}
+
+static int ensure_dir(const char *dir) {
+  struct stat st;
+  if (stat(dir, &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return 0;
+    nz_error("--dot=%s: not a directory", dir);
+    return -1;
+  }
+  if (mkdir(dir, 0777) != 0) {
+    nz_error("--dot=%s: cannot create the directory", dir);
+    return -1;
+  }
+  return 0;
+}
+
+int drv_fuse(LcuProgram *p, DrvFuse *o, NzBuf *report) {
+  if (fus_lcu_prepare(p) != 0) {
+    nz_error("fusion: the program does not check after preparing its regions (a bug)");
+    return NZ_EXIT_INTERNAL;
+  }
+  if (o->dot_dir && ensure_dir(o->dot_dir) != 0) return NZ_EXIT_USER;
+  FusLcuRegions *rs = fus_lcu_regions(p);
+  FusNames *names = fus_names_new(p);
+  int rc = NZ_EXIT_OK;
+  FusCost tb = {0}, ta = {0};
+  for (int i = 0; i < rs->n && rc == NZ_EXIT_OK; i++) {
+    FusLcuRegion *r = &rs->r[i];
+    FusSchedule s;
+    if (fus_schedule(r->graph, o->scheduler, &o->opt, &s) != 0) {
+      rc = NZ_EXIT_USER;
+      break;
+    }
+    FusCost before, after;
+    fus_cost_before(r->graph, &before);
+    fus_cost(r->graph, s.cl, &after);
+    tb.kernels += before.kernels, tb.arrays += before.arrays, tb.traversals += before.traversals;
+    ta.kernels += after.kernels, ta.arrays += after.arrays, ta.traversals += after.traversals;
+    if (report) {
+      nz_buf_printf(report,
+                    "// region %d in %s: scheduler=%s status=%s kernels %d -> %d, arrays %d -> %d, "
+                    "traversals %d -> %d, objective %g -> %g, solve %.6f s\n",
+                    i, r->func->name, o->scheduler, fus_status_name(s.status), before.kernels, after.kernels,
+                    before.arrays, after.arrays, before.traversals, after.traversals, before.objective,
+                    after.objective, s.solve_seconds);
+      NzBuf part = {0};
+      fus_partition_print(&part, r->graph, s.cl);
+      nz_buf_printf(report, "//   clusters: %s\n", part.s ? part.s : "");
+      nz_buf_free(&part);
+    }
+    if (o->dot_dir) {
+      char base[4096], title[512];
+      snprintf(base, sizeof base, "%s/region%d", o->dot_dir, i);
+      snprintf(title, sizeof title, "region %d of %s, scheduler %s", i, r->func->name, o->scheduler);
+      if (fus_dot_write(r->graph, s.cl, title, base, o->png) != 0) rc = NZ_EXIT_USER;
+    }
+    if (rc == NZ_EXIT_OK && fus_lcu_rewrite(p, names, r, s.cl) != 0) rc = NZ_EXIT_INTERNAL;
+    fus_schedule_free(&s);
+  }
+  if (report)
+    nz_buf_printf(report, "// total: %d regions, kernels %d -> %d, arrays %d -> %d, traversals %d -> %d\n", rs->n,
+                  tb.kernels, ta.kernels, tb.arrays, ta.arrays, tb.traversals, ta.traversals);
+  fus_lcu_regions_free(rs);
+  fus_names_free(names);
+  if (rc != NZ_EXIT_OK) return rc;
+  fus_lcu_drop_unused_kernels(p);
+  if (lcu_check(p) != 0) {
+    NzBuf b = {0};
+    lcu_print_program(&b, p);
+    fprintf(stderr, "%s", b.s ? b.s : "");
+    nz_buf_free(&b);
+    nz_error("fusion produced a program that fails the λcu checker (a bug; program above)");
+    return NZ_EXIT_INTERNAL;
+  }
+  return NZ_EXIT_OK;
+}
