@@ -135,6 +135,7 @@ static void check_distinct(Ck *ck, const LcuBinder *bs, int n, const char *what)
 
 /* ------------------------------------------------------------- primitives */
 
+// clang-format off
 /* Operand classes of lcu_prims.def. */
 typedef enum {
   K_NUM, K_INT, K_FLOAT, K_BOOL, K_CHAR, K_ORD, K_EQ, K_BOOLINT, K_SEGDES, K_LEN, K_INTARR, K_ANY
@@ -183,6 +184,7 @@ static Sig prim_sig(LcuPrim p) {
 #undef SIG
   return s;
 }
+// clang-format on
 
 static int in_class(Kls k, const LcuType *t) {
   switch (k) {
@@ -204,10 +206,18 @@ static int in_class(Kls k, const LcuType *t) {
 
 static const char *class_name(Kls k) {
   static const char *names[] = {
-      [K_NUM] = "int or float", [K_INT] = "int", [K_FLOAT] = "float", [K_BOOL] = "bool",
-      [K_CHAR] = "char", [K_ORD] = "int, float or char", [K_EQ] = "bool, char, int or float",
-      [K_BOOLINT] = "bool or int", [K_SEGDES] = "segdes", [K_LEN] = "an array or a segdes",
-      [K_INTARR] = "[int]", [K_ANY] = "a value",
+      [K_NUM] = "int or float",
+      [K_INT] = "int",
+      [K_FLOAT] = "float",
+      [K_BOOL] = "bool",
+      [K_CHAR] = "char",
+      [K_ORD] = "int, float or char",
+      [K_EQ] = "bool, char, int or float",
+      [K_BOOLINT] = "bool or int",
+      [K_SEGDES] = "segdes",
+      [K_LEN] = "an array or a segdes",
+      [K_INTARR] = "[int]",
+      [K_ANY] = "a value",
   };
   return names[k];
 }
@@ -250,8 +260,8 @@ static const LcuType *check_prim(Ck *ck, LcuExpr *e, const LcuType **at) {
       first_same = i;
     } else if (t != op) {
       err(ck, or_loc(e->args[i]->loc, e->loc),
-          "%s '%s' needs operands of one type, but operand %d is %s and operand %d is %s", what,
-          nm, first_same + 1, ts(ck, op), i + 1, ts(ck, t));
+          "%s '%s' needs operands of one type, but operand %d is %s and operand %d is %s", what, nm,
+          first_same + 1, ts(ck, op), i + 1, ts(ck, t));
       ok = 0;
     }
   }
@@ -279,8 +289,8 @@ static const LcuExpr *tail_of(const LcuExpr *e) {
   return e;
 }
 
-static void check_args(Ck *ck, LcuExpr *e, const LcuBinder *params, int nparams,
-                       const char *kind, const char *name) {
+static void check_args(Ck *ck, LcuExpr *e, const LcuBinder *params, int nparams, const char *kind,
+                       const char *name) {
   if (e->nargs != nparams)
     err(ck, e->loc, "%s '%s' takes %d %s, but %d %s given", kind, name, nparams,
         plural(nparams, "argument", "arguments"), e->nargs, plural(e->nargs, "is", "are"));
@@ -303,9 +313,8 @@ static const LcuType *check_var(Ck *ck, LcuExpr *e, int array_ok) {
   }
   e->slot = s->slot;
   if (ck->in_thunk && !array_ok && s->ty && !is_scalar(s->ty)) {
-    err(ck, e->loc,
-        "'%s' is %s, but a thunk computes scalars: index it or pass it to a primitive", e->name,
-        ts(ck, s->ty));
+    err(ck, e->loc, "'%s' is %s, but a thunk computes scalars: index it or pass it to a primitive",
+        e->name, ts(ck, s->ty));
     return NULL;
   }
   return s->ty;
@@ -329,7 +338,8 @@ static const LcuType *check_let(Ck *ck, LcuExpr *e) {
           plural(e->nbinds, "name", "names"), ts(ck, rt));
       rt = NULL;
     }
-    for (int i = 0; i < e->nbinds; i++) bind(ck, &e->binds[i], rt ? lcu_type_component(rt, i) : NULL);
+    for (int i = 0; i < e->nbinds; i++)
+      bind(ck, &e->binds[i], rt ? lcu_type_component(rt, i) : NULL);
   }
   ck->nslots = after;
   const LcuType *bt = check_expr(ck, e->args[1], 0);
@@ -516,9 +526,7 @@ static void check_size(Ck *ck, LcuSoac *s, LcuSize *z, int seg, const char *what
   NzLoc loc = or_loc(z->loc, s->loc);
   z->slot = -1;
   switch (z->kind) {
-  case LZ_NONE:
-    err(ck, loc, "%s needs %s", sn, what);
-    return;
+  case LZ_NONE: err(ck, loc, "%s needs %s", sn, what); return;
   case LZ_LIT:
     if (seg)
       err(ck, loc, "%s iterates over a segment descriptor, but its size is the literal %d", sn,
@@ -577,8 +585,8 @@ static const LcuType *check_thunk(Ck *ck, LcuSoac *s, LcuThunk *t, const char *r
     nz_vec_push(ck->scope, c);
   }
   if (nparams >= 0 && t->nparams != nparams) {
-    const char *why = index ? (nparams == 0 ? "" : " (the index)")
-                            : " (one per component of the values)";
+    const char *why =
+        index ? (nparams == 0 ? "" : " (the index)") : " (one per component of the values)";
     const char *count = nparams ? nz_sprintf(ck->tmp, "%d", nparams) : "no";
     err(ck, t->loc, "%s%s takes %s %s%s, but it has %d", sn, role, count,
         plural(nparams, "parameter", "parameters"), why, t->nparams);
@@ -719,8 +727,9 @@ static void check_soac(Ck *ck, LcuSoac *s) {
     LcuBinder *b = &s->binds[i];
     Sym *old = kernel_var(ck, b->name);
     if (old)
-      err(ck, or_loc(b->loc, s->loc), "'%s' is already bound in kernel '%s' (SOAC binders cannot shadow)",
-          b->name, ck->kernel->name);
+      err(ck, or_loc(b->loc, s->loc),
+          "'%s' is already bound in kernel '%s' (SOAC binders cannot shadow)", b->name,
+          ck->kernel->name);
     b->slot = ck->kernel->nslots++;
     Sym v = {b->name, b->ty, b->slot};
     nz_vec_push(ck->kscope, v);
@@ -754,7 +763,9 @@ static void check_kernel(Ck *ck, LcuKernel *k) {
     Sym *v = kernel_var(ck, r->name);
     r->slot = v ? v->slot : -1;
     r->ty = rt[i] = v ? v->ty : NULL;
-    if (!v) err(ck, or_loc(r->loc, k->loc), "kernel '%s' returns unknown variable '%s'", k->name, r->name);
+    if (!v)
+      err(ck, or_loc(r->loc, k->loc), "kernel '%s' returns unknown variable '%s'", k->name,
+          r->name);
     if (!rt[i]) ok = 0;
   }
   if (ok && ret_ok) {
@@ -801,7 +812,9 @@ static void check_func(Ck *ck, LcuFunc *f) {
 
 /* ---------------------------------------------------------------- program */
 
-static int loc_before(NzLoc a, NzLoc b) { return a.line < b.line || (a.line == b.line && a.col < b.col); }
+static int loc_before(NzLoc a, NzLoc b) {
+  return a.line < b.line || (a.line == b.line && a.col < b.col);
+}
 
 /* Fills the table of top-level names, reporting duplicates at the later
  * definition; calls and runs resolve to the first one. */

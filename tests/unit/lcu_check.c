@@ -20,9 +20,13 @@ static const LcuType *TUP2(const LcuType *a, const LcuType *b) {
 static LcuExpr *V(LcuProgram *p, const char *n) { return lcu_var(p, n, L0); }
 static LcuExpr *I(LcuProgram *p, int v) { return lcu_int(p, v, L0); }
 static LcuExpr *F(LcuProgram *p, double v) { return lcu_float(p, v, L0); }
-static LcuExpr *P2(LcuProgram *p, LcuPrim op, LcuExpr *a, LcuExpr *b) { return lcu_prim2(p, op, a, b, L0); }
+static LcuExpr *P2(LcuProgram *p, LcuPrim op, LcuExpr *a, LcuExpr *b) {
+  return lcu_prim2(p, op, a, b, L0);
+}
 static LcuExpr *P1(LcuProgram *p, LcuPrim op, LcuExpr *a) { return lcu_prim(p, op, 1, &a, L0); }
-static LcuExpr *IX(LcuProgram *p, const char *arr, LcuExpr *i) { return lcu_index(p, V(p, arr), i, L0); }
+static LcuExpr *IX(LcuProgram *p, const char *arr, LcuExpr *i) {
+  return lcu_index(p, V(p, arr), i, L0);
+}
 static LcuExpr *LET(LcuProgram *p, const char *x, LcuExpr *rhs, LcuExpr *body) {
   return lcu_let1(p, x, rhs, body, L0);
 }
@@ -94,7 +98,9 @@ static int soac(LcuProgram *p, LcuKernel *k, LcuSoacKind kind, const char *binds
   return k->nsoacs - 1;
 }
 
-static void rets(LcuProgram *p, LcuKernel *k, const char *list) { k->nrets = names(p, list, &k->rets); }
+static void rets(LcuProgram *p, LcuKernel *k, const char *list) {
+  k->nrets = names(p, list, &k->rets);
+}
 
 static LcuFunc *func(LcuProgram *p, const char *name, int np, const char **nm, const LcuType **ty,
                      const LcuType *ret, LcuExpr *body) {
@@ -172,7 +178,11 @@ static void test_dot(void) {
 
   for (int round = 0; round < 2; round++) { /* idempotent: the same every time */
     char nm[64];
-#define C(what, cond) do { snprintf(nm, sizeof nm, "dot.%s.%d", what, round); CHECK(nm, cond); } while (0)
+#define C(what, cond)                                                                              \
+  do {                                                                                             \
+    snprintf(nm, sizeof nm, "dot.%s.%d", what, round);                                             \
+    CHECK(nm, cond);                                                                               \
+  } while (0)
     C("no errors", lcu_check(p) == 0);
     LcuSoac *s0 = &k->soacs[0], *s1 = &k->soacs[1];
     C("kernel nslots", k->nslots == 4);
@@ -190,8 +200,8 @@ static void test_dot(void) {
                              mul->args[0]->args[1]->slot == 2);
     C("mul opty", mul->opty == T(LT_FLOAT) && mul->ty == T(LT_FLOAT));
     C("index type", mul->args[0]->ty == T(LT_FLOAT));
-    C("reduce thunk frame", s1->thunks[0]->nslots == 2 && rd->args[0]->slot == 0 &&
-                                rd->args[1]->slot == 1);
+    C("reduce thunk frame",
+      s1->thunks[0]->nslots == 2 && rd->args[0]->slot == 0 && rd->args[1]->slot == 1);
     C("run target", run->target == k && run->ty == T(LT_FLOAT));
     C("func frame", m->nslots == 3 && body->binds[0].slot == 2 && body->binds[0].ty == T(LT_FLOAT));
     C("func var slots", args[0]->slot == 0 && args[1]->slot == 1 && body->args[1]->slot == 2);
@@ -217,12 +227,14 @@ static void test_func_slots(void) {
   LcuFunc *m = func(p, "main", 1, nm, ty, T(LT_INT), body);
   CHECK("slots.no errors", lcu_check(p) == 0);
   CHECK("slots.nslots", m->nslots == 6);
-  CHECK("slots.a b c", body->binds[0].slot == 1 && inner->binds[0].slot == 2 && th->binds[0].slot == 3);
+  CHECK("slots.a b c",
+        body->binds[0].slot == 1 && inner->binds[0].slot == 2 && th->binds[0].slot == 3);
   CHECK("slots.d e", el->binds[0].slot == 4 && el->binds[1].slot == 5);
   CHECK("slots.d e types", el->binds[0].ty == T(LT_INT) && el->binds[1].ty == T(LT_FLOAT));
   CHECK("slots.tuple type", el->args[0]->ty == TUP2(T(LT_INT), T(LT_FLOAT)));
   CHECK("slots.lt opty", lt->opty == T(LT_INT) && lt->ty == T(LT_BOOL));
-  CHECK("slots.var refs", inner->args[1]->slot == 2 && lt->args[0]->slot == 1 && el->args[1]->slot == 4);
+  CHECK("slots.var refs",
+        inner->args[1]->slot == 2 && lt->args[0]->slot == 1 && el->args[1]->slot == 4);
   CHECK("slots.if type", body->args[1]->ty == T(LT_INT) && body->ty == T(LT_INT));
   lcu_program_free(p);
 }
@@ -268,9 +280,9 @@ static void test_thunk_frame(void) {
   CHECK("thunk.capture types", t->usings[0].ty == T(LT_INT) && t->usings[1].ty == A(LT_INT));
   CHECK("thunk.param slot", t->params[0].slot == 2);
   CHECK("thunk.let slots", outer->binds[0].slot == 3 && inner->binds[0].slot == 4);
-  CHECK("thunk.var slots", outer->args[0]->args[0]->slot == 1 && outer->args[0]->args[1]->slot == 2 &&
-                               add->args[0]->slot == 3 && add->args[1]->slot == 0 &&
-                               inner->args[1]->slot == 4);
+  CHECK("thunk.var slots", outer->args[0]->args[0]->slot == 1 &&
+                               outer->args[0]->args[1]->slot == 2 && add->args[0]->slot == 3 &&
+                               add->args[1]->slot == 0 && inner->args[1]->slot == 4);
   CHECK("thunk.size slot", k->soacs[0].size.slot == 1);
   CHECK("thunk.binder", k->soacs[0].binds[0].ty == A(LT_INT) && k->soacs[0].binds[0].slot == 2);
   lcu_program_free(p);
@@ -304,9 +316,9 @@ static void test_opty(void) {
   LcuExpr *t = lcu_tuple(p, n, all, L0);
   const char *nm[] = {"xs", "sd"};
   const LcuType *ty[] = {A(LT_INT), T(LT_SEGDES)};
-  const LcuType *rt[] = {T(LT_FLOAT), T(LT_INT), T(LT_INT), T(LT_BOOL), T(LT_INT), T(LT_FLOAT),
-                         T(LT_BOOL), T(LT_FLOAT), T(LT_INT), A(LT_INT), T(LT_INT),
-                         A(LT_CHAR), A(LT_INT)};
+  const LcuType *rt[] = {T(LT_FLOAT), T(LT_INT),  T(LT_INT),   T(LT_BOOL), T(LT_INT),
+                         T(LT_FLOAT), T(LT_BOOL), T(LT_FLOAT), T(LT_INT),  A(LT_INT),
+                         T(LT_INT),   A(LT_CHAR), A(LT_INT)};
   LcuExpr *body = LET(p, "u", pr, t);
   func(p, "main", 2, nm, ty, lcu_type_tuple(n, rt), body);
   CHECK("opty.no errors", lcu_check(p) == 0);
@@ -364,8 +376,9 @@ static void test_soac_binders(void) {
   CHECK("soacs.PARTITION", BT(s_part, 0) == A(LT_INT) && BT(s_part, 1) == A(LT_FLOAT) &&
                                BT(s_part, 2) == A(LT_INT) && BT(s_part, 3) == A(LT_FLOAT));
   LcuThunk *pt = k->soacs[s_part].thunks[1];
-  CHECK("soacs.predicate params", pt->params[0].ty == T(LT_INT) && pt->params[1].ty == T(LT_FLOAT) &&
-                                      pt->nslots == 2 && pred->args[0]->slot == 0);
+  CHECK("soacs.predicate params", pt->params[0].ty == T(LT_INT) &&
+                                      pt->params[1].ty == T(LT_FLOAT) && pt->nslots == 2 &&
+                                      pred->args[0]->slot == 0);
   CHECK("soacs.FILTER", BT(s_filt, 0) == A(LT_FLOAT));
   CHECK("soacs.SEGREDUCE", BT(s_sred, 0) == A(LT_INT) && BT(s_sred, 1) == A(LT_FLOAT) &&
                                k->soacs[s_sred].thunks[0]->params[0].ty == T(LT_INT));
@@ -426,10 +439,12 @@ static void test_errors(void) {
                one_soac(LS_REDUCE, "a b", mk_pair, "iadd", SZ(LZ_LEN, "xs", 0),
                         TUP2(T(LT_INT), T(LT_FLOAT))),
                1, "REDUCE has 1 reduction operator, but its thunk returns 2 components");
-  expect_error("err.binder count", one_soac(LS_MAP, "a", mk_pair, "", SZ(LZ_VAR, "n", 0), A(LT_INT)),
-               1, "MAP binds 1 name, but its thunk returns 2 components ((int, float))");
-  expect_error("err.not in using", one_soac(LS_MAP, "a", mk_notusing, "", SZ(LZ_VAR, "n", 0), A(LT_INT)),
-               1, "'xs' is a kernel variable that is not in the thunk's using list");
+  expect_error("err.binder count",
+               one_soac(LS_MAP, "a", mk_pair, "", SZ(LZ_VAR, "n", 0), A(LT_INT)), 1,
+               "MAP binds 1 name, but its thunk returns 2 components ((int, float))");
+  expect_error("err.not in using",
+               one_soac(LS_MAP, "a", mk_notusing, "", SZ(LZ_VAR, "n", 0), A(LT_INT)), 1,
+               "'xs' is a kernel variable that is not in the thunk's using list");
   expect_error("err.thunk returns array",
                one_soac(LS_MAP, "a", mk_array, "", SZ(LZ_VAR, "n", 0), A(LT_INT)), 1,
                "'xs' is [int], but a thunk computes scalars");
@@ -439,10 +454,12 @@ static void test_errors(void) {
   expect_error("err.cpu prim in kernel",
                one_soac(LS_MAP, "a", mk_print, "", SZ(LZ_VAR, "n", 0), A(LT_INT)), 1,
                "primitive 'print' is CPU-only");
-  expect_error("err.run in kernel", one_soac(LS_ONCE, "a", mk_run, "", SZ(LZ_NONE, NULL, 0), A(LT_INT)),
-               2, "a kernel cannot run the kernel 'k'"); /* and ONCE's thunk takes no parameters */
-  expect_error("err.using twice", one_soac(LS_MAP, "a", mk_twice, "", SZ(LZ_VAR, "n", 0), A(LT_INT)),
-               1, "'xs' appears twice in the using list");
+  expect_error("err.run in kernel",
+               one_soac(LS_ONCE, "a", mk_run, "", SZ(LZ_NONE, NULL, 0), A(LT_INT)), 2,
+               "a kernel cannot run the kernel 'k'"); /* and ONCE's thunk takes no parameters */
+  expect_error("err.using twice",
+               one_soac(LS_MAP, "a", mk_twice, "", SZ(LZ_VAR, "n", 0), A(LT_INT)), 1,
+               "'xs' appears twice in the using list");
   expect_error("err.using non-kernel",
                one_soac(LS_MAP, "a", mk_bad_using, "", SZ(LZ_VAR, "n", 0), A(LT_INT)), 1,
                "the using list names 'i2', which is not a parameter of kernel 'k'");
@@ -452,14 +469,16 @@ static void test_errors(void) {
   expect_error("err.length of int",
                one_soac(LS_MAP, "a", mk_seg_len, "", SZ(LZ_VAR, "n", 0), A(LT_INT)), 1,
                "operator '#' needs an array or a segdes, but its operand is int");
-  expect_error("err.nested tuple", one_soac(LS_ONCE, "a b", mk_nested, "", SZ(LZ_NONE, NULL, 0), A(LT_INT)),
-               2, "tuples must be flat"); /* and ONCE's thunk takes no parameters */
-  expect_error("err.size not int", one_soac(LS_MAP, "a", mk_xs, "", SZ(LZ_LEN, "n", 0), A(LT_INT)), 1,
-               "'#' needs an array or a segdes, but 'n' is int");
-  expect_error("err.size float", one_soac(LS_MAP, "a", mk_xs, "", SZ(LZ_VAR, "fs", 0), A(LT_INT)), 1,
-               "the size of MAP must be int, but 'fs' is [float]");
-  expect_error("err.seg size", one_soac(LS_SEGSCAN, "a", mk_xs, "iadd", SZ(LZ_VAR, "n", 0), A(LT_INT)),
-               1, "SEGSCAN iterates over a segment descriptor, but 'n' is int");
+  expect_error("err.nested tuple",
+               one_soac(LS_ONCE, "a b", mk_nested, "", SZ(LZ_NONE, NULL, 0), A(LT_INT)), 2,
+               "tuples must be flat"); /* and ONCE's thunk takes no parameters */
+  expect_error("err.size not int", one_soac(LS_MAP, "a", mk_xs, "", SZ(LZ_LEN, "n", 0), A(LT_INT)),
+               1, "'#' needs an array or a segdes, but 'n' is int");
+  expect_error("err.size float", one_soac(LS_MAP, "a", mk_xs, "", SZ(LZ_VAR, "fs", 0), A(LT_INT)),
+               1, "the size of MAP must be int, but 'fs' is [float]");
+  expect_error("err.seg size",
+               one_soac(LS_SEGSCAN, "a", mk_xs, "iadd", SZ(LZ_VAR, "n", 0), A(LT_INT)), 1,
+               "SEGSCAN iterates over a segment descriptor, but 'n' is int");
   expect_error("err.kernel result",
                one_soac(LS_MAP, "a", mk_xs, "", SZ(LZ_VAR, "n", 0), A(LT_FLOAT)), 1,
                "kernel 'k' is declared -> [float], so result 1 must be [float], but 'a' is [int]");
@@ -490,9 +509,9 @@ static void test_errors(void) {
 
   /* Several independent errors in one function, each reported once. */
   p = lcu_program_new(NULL);
-  LcuExpr *bad1 = P2(p, LP_ADD, I(p, 1), F(p, 2.0)); /* int + float */
+  LcuExpr *bad1 = P2(p, LP_ADD, I(p, 1), F(p, 2.0));             /* int + float */
   LcuExpr *bad2 = lcu_if(p, I(p, 1), V(p, "nope"), I(p, 2), L0); /* int cond; unknown var */
-  LcuExpr *uses = P2(p, LP_MUL, V(p, "x"), I(p, 3)); /* x : NULL type, no cascade */
+  LcuExpr *uses = P2(p, LP_MUL, V(p, "x"), I(p, 3));             /* x : NULL type, no cascade */
   LcuExpr *body = LET(p, "x", bad1, LET(p, "y", bad2, uses));
   func(p, "main", 0, NULL, NULL, T(LT_FLOAT), body);
   expect_error("err.several", p, 3, "unknown variable 'nope'");
@@ -510,9 +529,9 @@ static void test_errors(void) {
   expect_error("err.unknown function", p, 1, "unknown function 'f'");
   p = lcu_program_new(NULL);
   func(p, "main", 0, NULL, NULL, T(LT_INT), F(p, 1.0));
-  expect_error("err.main result", p, 1, "function 'main' is declared -> int, but its body gives float");
+  expect_error("err.main result", p, 1,
+               "function 'main' is declared -> int, but its body gives float");
 }
-
 
 /* ---- every golden program: annotations complete, consistent, idempotent ---- */
 
@@ -585,7 +604,8 @@ static int layout_violations(const LcuProgram *p) {
       const LcuSoac *so = &k->soacs[s];
       const LcuSize *zs[2] = {&so->size, &so->outlen};
       for (int z = 0; z < 2; z++)
-        if ((zs[z]->kind == LZ_VAR || zs[z]->kind == LZ_LEN) && !frame_has(&kf, zs[z]->slot, zs[z]->name))
+        if ((zs[z]->kind == LZ_VAR || zs[z]->kind == LZ_LEN) &&
+            !frame_has(&kf, zs[z]->slot, zs[z]->name))
           bad++;
       for (int t = 0; t < so->nthunks; t++) {
         const LcuThunk *th = so->thunks[t];
