@@ -23,11 +23,24 @@ static int cmp_ord(const void *a, const void *b) {
   return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-static void try_merge(const FusGraph *g, int *cl, int a, int b) {
-  int ca = cl[a], cb = cl[b];
-  if (ca == cb || !fus_legal_merge(g, cl, ca, cb, NULL)) return;
-  for (int i = 0; i < g->ninv; i++)
-    if (cl[i] == cb) cl[i] = ca;
+/* Clusters with member lists, so a merge that fails on an incompatible pair
+ * costs |A|*|B| pair checks instead of a scan of the region; only merges that
+ * pass the pair rule pay for fus_legal_merge's acyclicity check. */
+typedef struct {
+  int *cl, *next, *head, *tail;
+} State;
+
+static void try_merge(const FusGraph *g, State *S, int a, int b) {
+  int ca = S->cl[a], cb = S->cl[b];
+  if (ca == cb) return;
+  for (int i = S->head[ca]; i >= 0; i = S->next[i])
+    for (int j = S->head[cb]; j >= 0; j = S->next[j])
+      if (!fus_pair_ok(g, i, j, NULL)) return;
+  if (!fus_legal_merge(g, S->cl, ca, cb, NULL)) return;
+  for (int j = S->head[cb]; j >= 0; j = S->next[j]) S->cl[j] = ca;
+  S->next[S->tail[ca]] = S->head[cb];
+  S->tail[ca] = S->tail[cb];
+  S->head[cb] = S->tail[cb] = -1;
 }
 
 /* Distinct producers (in the region) of invocation i, in decreasing order. */
@@ -54,7 +67,12 @@ static void greedy(const FusGraph *g, int *cl, int down) {
   Ord *ord = nz_xmalloc(sizeof(Ord) * (size_t)(n ? n : 1));
   int *level = nz_xcalloc((size_t)(n ? n : 1), sizeof(int));
   int *buf = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
-  for (int i = 0; i < n; i++) cl[i] = i;
+  State S = {cl, nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1)), nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1)),
+             nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1))};
+  for (int i = 0; i < n; i++) {
+    cl[i] = S.head[i] = S.tail[i] = i;
+    S.next[i] = -1;
+  }
   if (down) {
     for (int i = 0; i < n; i++) { /* program order is topological */
       int np = producers(g, i, buf);
@@ -78,21 +96,24 @@ static void greedy(const FusGraph *g, int *cl, int down) {
       /* Consumers of i, in program order (duplicates are harmless). */
       for (int d = 0; d < g->inv[i].ndefs; d++) {
         const FusVar *x = &g->var[g->inv[i].defs[d]];
-        for (int c = 0; c < x->nconsumers; c++) try_merge(g, cl, i, x->consumers[c]);
+        for (int c = 0; c < x->nconsumers; c++) try_merge(g, &S, i, x->consumers[c]);
       }
     } else {
       int np = producers(g, i, buf);
-      for (int k = 0; k < np; k++) try_merge(g, cl, i, buf[k]);
+      for (int k = 0; k < np; k++) try_merge(g, &S, i, buf[k]);
     }
   }
   for (int a = 0; a < n; a++)
     for (int b = a + 1; b < n; b++) {
       int i = ord[a].idx, j = ord[b].idx;
-      if (cl[i] != cl[j] && fus_indep(g, i, j) && fus_hcompat(g, i, j, NULL)) try_merge(g, cl, i, j);
+      if (cl[i] != cl[j] && fus_indep(g, i, j) && fus_hcompat(g, i, j, NULL)) try_merge(g, &S, i, j);
     }
   free(ord);
   free(level);
   free(buf);
+  free(S.next);
+  free(S.head);
+  free(S.tail);
 }
 
 int fus_sched_greedy_down(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
