@@ -744,12 +744,15 @@ static void check_kernel(Ck *ck, LcuKernel *k) {
   for (int i = 0; i < k->nparams; i++) {
     LcuBinder *b = &k->params[i];
     const char *what = nz_sprintf(ck->tmp, "parameter '%s' of kernel '%s'", b->name, k->name);
-    if (check_decl_type(ck, b->ty, or_loc(b->loc, k->loc), what) && b->ty->kind == LT_TUPLE)
+    int ok = check_decl_type(ck, b->ty, or_loc(b->loc, k->loc), what);
+    if (ok && b->ty->kind == LT_TUPLE) {
       err(ck, or_loc(b->loc, k->loc),
           "%s is the tuple %s, but kernel parameters are scalars, arrays or segdes", what,
           ts(ck, b->ty));
+      ok = 0;
+    }
     b->slot = k->nslots++;
-    Sym v = {b->name, b->ty, b->slot};
+    Sym v = {b->name, ok ? b->ty : NULL, b->slot}; /* NULL: no errors about its uses */
     nz_vec_push(ck->kscope, v);
   }
   int ret_ok = check_decl_type(ck, k->ret, k->loc,

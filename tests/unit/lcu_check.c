@@ -728,6 +728,111 @@ static void test_goldens(void) {
   CHECK("goldens.some checked", checked >= 2);
 }
 
+/* ---- malformed trees: errors, never a crash ---- */
+
+static LcuThunk *mk_unit(LcuProgram *p) { return TH(p, "i", lcu_tuple(p, 0, NULL, L0), ""); }
+static LcuThunk *mk_select_arrays(LcuProgram *p) {
+  LcuExpr *a[3] = {lcu_bool(p, 1, L0), V(p, "xs"), V(p, "xs")};
+  return TH(p, "i", lcu_index(p, lcu_prim(p, LP_SELECT, 3, a, L0), V(p, "i"), L0), "xs");
+}
+static LcuThunk *mk_if_arrays(LcuProgram *p) {
+  LcuExpr *c = lcu_if(p, lcu_bool(p, 1, L0), V(p, "xs"), V(p, "xs"), L0);
+  return TH(p, "i", lcu_index(p, c, V(p, "i"), L0), "xs");
+}
+static LcuThunk *mk_array_lit(LcuProgram *p) {
+  LcuExpr *e = lcu_expr_new(p, LE_ARRAY, L0);
+  e->opty = T(LT_INT);
+  return TH(p, "i", lcu_index(p, e, V(p, "i"), L0), "");
+}
+static LcuThunk *mk_let_array(LcuProgram *p) {
+  return TH(p, "i", LET(p, "ys", V(p, "xs"), IX(p, "ys", V(p, "i"))), "xs");
+}
+static LcuThunk *mk_segdes_index(LcuProgram *p) { return TH(p, "i", IX(p, "sd", V(p, "i")), "sd"); }
+static LcuThunk *mk_param_shadows(LcuProgram *p) { return TH(p, "n", V(p, "n"), "n"); }
+
+static void test_malformed(void) {
+  const LcuType *u = lcu_type_unit();
+  /* Zero-component thunk results: no binder, operator or predicate fits. */
+  expect_error("bad.reduce unit",
+               one_soac(LS_REDUCE, "a", mk_unit, "iadd", SZ(LZ_VAR, "n", 0), A(LT_INT)), 2,
+               "REDUCE has 1 reduction operator, but its thunk returns 0 components (())");
+  expect_error("bad.map unit", one_soac(LS_MAP, "a", mk_unit, "", SZ(LZ_VAR, "n", 0), u), 1,
+               "MAP binds 1 name, but its thunk returns 0 components");
+  LcuProgram *p = one_soac(LS_PARTITION, "a", mk_unit, "", SZ(LZ_VAR, "n", 0), u);
+  p->kernels[0]->soacs[0].thunks[1] = TH(p, "", lcu_bool(p, 1, L0), "");
+  p->kernels[0]->soacs[0].nthunks = 2;
+  expect_error("bad.partition unit", p, 1, "PARTITION binds 1 name, but needs 0");
+  /* Shapes the parser never builds. */
+  p = one_soac(LS_FILTER, "a", mk_xs, "", SZ(LZ_VAR, "n", 0), A(LT_INT));
+  expect_error("bad.filter one thunk", p, 1, "FILTER takes 2 thunks, but has 1");
+  p = one_soac(LS_MAP, "a", mk_xs, "iadd", SZ(LZ_NONE, NULL, 0), A(LT_INT));
+  expect_error("bad.map no size, rops", p, 2, "MAP needs the size");
+  p = one_soac(LS_ONCE, "a", mk_xs, "", SZ(LZ_VAR, "n", 0), A(LT_INT));
+  p->kernels[0]->soacs[0].outlen = SZ(LZ_LIT, NULL, 3);
+  /* ONCE's thunk has a parameter, a size, an output length, and binds an int as [int]. */
+  expect_error("bad.once size and into", p, 4, "only PERMUTE takes an output length");
+  p = one_soac(LS_MAP, "a", mk_xs, "", SZ(LZ_VAR, "m", 0), A(LT_INT));
+  expect_error("bad.unknown size", p, 1, "unknown variable 'm' in the size of MAP");
+  p = one_soac(LS_SEGREDUCE, "a", mk_xs, "iadd", SZ(LZ_LIT, NULL, 4), A(LT_INT));
+  expect_error("bad.seg literal", p, 1, "but its size is the literal 4");
+  /* Arrays where a thunk computes scalars. */
+  expect_error("bad.select arrays",
+               one_soac(LS_MAP, "a", mk_select_arrays, "", SZ(LZ_VAR, "n", 0), A(LT_INT)), 1,
+               "'select' gives [int] here, but a thunk computes scalars");
+  expect_error("bad.if arrays",
+               one_soac(LS_MAP, "a", mk_if_arrays, "", SZ(LZ_VAR, "n", 0), A(LT_INT)), 2,
+               "'xs' is [int], but a thunk computes scalars");
+  expect_error("bad.array literal in thunk",
+               one_soac(LS_MAP, "a", mk_array_lit, "", SZ(LZ_VAR, "n", 0), A(LT_INT)), 1,
+               "array literals are CPU-only");
+  expect_error("bad.let array in thunk",
+               one_soac(LS_MAP, "a", mk_let_array, "", SZ(LZ_VAR, "n", 0), A(LT_INT)), 1,
+               "'xs' is [int], but a thunk computes scalars");
+  expect_error("bad.index segdes",
+               one_soac(LS_MAP, "a", mk_segdes_index, "", SZ(LZ_VAR, "n", 0), A(LT_INT)), 1,
+               "only arrays can be indexed, but this is segdes");
+  expect_error("bad.param shadows capture",
+               one_soac(LS_MAP, "a", mk_param_shadows, "", SZ(LZ_VAR, "n", 0), A(LT_INT)), 1,
+               "thunk parameter 'n' has the name of a captured variable");
+  /* Declarations: nested tuples, tuple kernel parameters, 1-tuples, empty literals. */
+  const LcuType *pair = TUP2(T(LT_INT), T(LT_INT));
+  const LcuType *nested = TUP2(pair, T(LT_INT));
+  p = lcu_program_new(NULL);
+  const char *nm[] = {"q"};
+  const LcuType *ty[] = {nested};
+  func(p, "main", 1, nm, ty, T(LT_INT), I(p, 0));
+  expect_error("bad.nested param", p, 1, "has type ((int, int), int), but tuples must be flat");
+  p = lcu_program_new(NULL);
+  trivial_main(p);
+  const LcuType *kty[] = {pair};
+  LcuKernel *k = kernel(p, "k", 1, nm, kty, pair);
+  rets(p, k, "q");
+  expect_error("bad.tuple kernel param", p, 1, "but kernel parameters are scalars");
+  p = lcu_program_new(NULL);
+  LcuExpr *one = lcu_expr_new(p, LE_TUPLE, L0);
+  one->nargs = 1;
+  one->args = lcu_exprs(p, 1);
+  one->args[0] = I(p, 1);
+  func(p, "main", 0, NULL, NULL, T(LT_INT), one);
+  expect_error("bad.one-tuple", p, 1, "a tuple cannot have exactly one component");
+  p = lcu_program_new(NULL);
+  func(p, "main", 0, NULL, NULL, A(LT_INT), lcu_expr_new(p, LE_ARRAY, L0));
+  expect_error("bad.empty literal", p, 1, "an empty array literal needs a base element type");
+  p = lcu_program_new(NULL);
+  LcuExpr *mixed = lcu_expr_new(p, LE_ARRAY, L0);
+  mixed->nargs = 2;
+  mixed->args = lcu_exprs(p, 2);
+  mixed->args[0] = I(p, 1);
+  mixed->args[1] = F(p, 1.0);
+  func(p, "main", 0, NULL, NULL, A(LT_INT), mixed);
+  expect_error("bad.mixed literal", p, 1,
+               "array elements must have one type, but element 1 is int and element 2 is float");
+  p = lcu_program_new(NULL);
+  LcuExpr *bad_arity = lcu_prim(p, LP_MAX, 1, (LcuExpr *[]){I(p, 1)}, L0);
+  func(p, "main", 0, NULL, NULL, T(LT_INT), bad_arity);
+  expect_error("bad.prim arity", p, 1, "primitive 'max' takes 2 operands, but 1 is given");
+}
+
 int main(void) {
   test_dot();
   test_func_slots();
@@ -736,6 +841,7 @@ int main(void) {
   test_opty();
   test_soac_binders();
   test_errors();
+  test_malformed();
   test_goldens();
   nz_intern_free_all();
   return 0;
