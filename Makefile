@@ -56,7 +56,7 @@ UNITBIN := $(UNITSRC:tests/unit/%.c=$(O)/tests/unit/%)
 BINS    := $(B)/nessie $(if $(wildcard generators/nessie-gen.c),$(B)/nessie-gen) \
            $(if $(wildcard experiments/nessie-bench.c),$(B)/nessie-bench)
 
-.PHONY: all test run deps clean asan unit format plots
+.PHONY: all test run deps clean asan unit format fuzz plots
 all: $(BINS) $(UNITBIN)
 
 $(O)/%.o: %.c
@@ -110,6 +110,20 @@ JOBS ?= 2
 plots: deps
 	$(MAKE) all
 	bash experiments/sweep.sh --size=$(SIZE) --jobs=$(JOBS) --out=results
+
+# A libFuzzer campaign on the NESL lexer, parser and type checker (not part of `make test`):
+# FUZZ_TIME seconds; new inputs land in build/fuzz/corpus, crashes in build/fuzz/.
+FUZZ_TIME ?= 60
+fuzz:
+	@mkdir -p build/fuzz/corpus
+	bash compiler/nesl/embed.sh build/fuzz/nesl_basis.c $(NESL_BASIS)
+	clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
+	  $(addprefix -I,$(INCDIRS)) tests/fuzz/nesl_fuzz.c $(wildcard compiler/nesl/*.c) \
+	  $(wildcard compiler/common/*.c) build/fuzz/nesl_basis.c -lm -lpthread -o build/fuzz/nesl_fuzz
+	@echo "fuzzing for $(FUZZ_TIME)s; diagnostics and the fuzzer's log go to build/fuzz/fuzz.log"
+	@cd build/fuzz && ./nesl_fuzz -max_total_time=$(FUZZ_TIME) -max_len=4096 -timeout=10 \
+	  -rss_limit_mb=4096 corpus ../../tests/fuzz/corpus >fuzz.log 2>&1; st=$$?; \
+	  grep -E '^#[0-9]+.*(DONE|pulse)|^Done|ERROR|SUMMARY|Test unit' fuzz.log | tail -n 6; exit $$st
 
 format:
 	clang-format -i $$(find compiler fusion runtime generators experiments tests/unit -name '*.[ch]')

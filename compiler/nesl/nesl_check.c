@@ -136,22 +136,48 @@ static NlType *inst_rec(NlType *t, NlType **fresh) {
   default: return t;
   }
 }
+static int max_gen(NlType *t) {
+  t = R(t);
+  switch (t->k) {
+  case TY_GEN: return t->id;
+  case TY_SEQ: return max_gen(t->a);
+  case TY_PAIR:
+  case TY_FUN: {
+    int a = max_gen(t->a), b = max_gen(t->b);
+    return a > b ? a : b;
+  }
+  case TY_DATA: {
+    int m = -1;
+    for (int i = 0; i < t->nargs; i++) {
+      int x = max_gen(t->args[i]);
+      if (x > m) m = x;
+    }
+    return m;
+  }
+  default: return -1;
+  }
+}
 static NlType *instantiate(NlType *t) {
-  NlType *fresh[64] = {0};
-  return inst_rec(t, fresh);
+  int n = max_gen(t) + 1;
+  if (n <= 0) return t;
+  NlType **fresh = nz_xcalloc((size_t)n, sizeof *fresh);
+  NlType *r = inst_rec(t, fresh);
+  free(fresh);
+  return r;
 }
 
 /* Generalise: every unbound variable becomes TY_GEN (numbered in order of appearance). */
-static NlType *gen_rec(NlType *t, NlType **vars, int *n) {
+typedef NZ_VEC(NlType *) TyVec;
+static NlType *gen_rec(NlType *t, TyVec *vars, int *n) {
   t = R(t);
   switch (t->k) {
   case TY_VAR: {
     int i;
     for (i = 0; i < *n; i++)
-      if (vars[i] == t) break;
+      if (vars->v[i] == t) break;
     if (i == *n) {
-      if (*n >= 63) nz_die("too many type variables");
-      vars[(*n)++] = t;
+      nz_vec_push(*vars, t);
+      (*n)++;
     }
     NlType *g = ty_new(TY_GEN);
     g->id = i;
@@ -173,9 +199,11 @@ static NlType *gen_rec(NlType *t, NlType **vars, int *n) {
   }
 }
 static NlType *generalize(NlType *t) {
-  NlType *vars[64];
+  TyVec vars = {0};
   int n = 0;
-  return gen_rec(t, vars, &n);
+  NlType *r = gen_rec(t, &vars, &n);
+  nz_vec_free(vars);
+  return r;
 }
 
 /* ---------- environment ---------- */

@@ -10,8 +10,28 @@ typedef struct {
   NlToken *t;
   int n, i;
   bool user;
+  int depth; /* nesting of the tree being built: bounded so later recursive passes
+                cannot overflow the stack on absurd input */
   jmp_buf fail;
 } P;
+
+enum { MAX_NESTING = 2000 };
+
+/* The parser's temporary vectors live in the AST arena: a syntax error longjmps out of
+ * any of them, and nothing has to be freed on the way. */
+static NzArena *parse_arena;
+#undef nz_vec_push
+#define nz_vec_push(vec, x)                                                                \
+  do {                                                                                     \
+    if ((vec).n == (vec).cap) {                                                            \
+      int nc_ = (vec).cap ? 2 * (vec).cap : 8;                                             \
+      void *nv_ = nz_alloc(parse_arena, sizeof(*(vec).v) * (size_t)nc_);                   \
+      if ((vec).n) memcpy(nv_, (vec).v, sizeof(*(vec).v) * (size_t)(vec).n);               \
+      (vec).v = nv_;                                                                       \
+      (vec).cap = nc_;                                                                     \
+    }                                                                                      \
+    (vec).v[(vec).n++] = (x);                                                              \
+  } while (0)
 
 static NlToken *peek(P *p) { return &p->t[p->i]; }
 static NlToken *peek2(P *p) { return &p->t[p->i + 1 < p->n ? p->i + 1 : p->i]; }
@@ -109,14 +129,19 @@ static NlTyX *mk_tyx(P *p, NlTyXKind k, NzLoc loc) {
 }
 static NlTyX *type_prim(P *p) {
   NlToken *t = peek(p);
+  if (p->depth + 1 > MAX_NESTING) fail_at(p, t->loc, "type nested too deeply%s", "");
   if (accept(p, T_LB)) {
     NlTyX *x = mk_tyx(p, TX_SEQ, t->loc);
+    p->depth++;
     x->a = type_prim(p);
+    p->depth--;
     expect(p, T_RB);
     return x;
   }
   if (accept(p, T_LP)) {
+    p->depth++;
     NlTyX *x = type_exp(p);
+    p->depth--;
     expect(p, T_RP);
     return x;
   }
@@ -132,7 +157,6 @@ static NlTyX *type_prim(P *p) {
       x->args = NZ_NEWN(p->A, NlTyX *, v.n);
       memcpy(x->args, v.v, sizeof(NlTyX *) * (size_t)v.n);
       x->nargs = v.n;
-      free(v.v);
     }
     return x;
   }
@@ -144,7 +168,9 @@ static NlTyX *type_arrow(P *p) {
     NzLoc loc = next(p)->loc;
     NlTyX *x = mk_tyx(p, TX_FUN, loc);
     x->a = a;
+    p->depth++;
     x->b = type_arrow(p);
+    p->depth--;
     return x;
   }
   return a;
@@ -155,7 +181,9 @@ static NlTyX *type_exp(P *p) {
     NzLoc loc = next(p)->loc;
     NlTyX *x = mk_tyx(p, TX_PAIR, loc);
     x->a = a;
+    p->depth++;
     x->b = type_exp(p);
+    p->depth--;
     return x;
   }
   return a;
@@ -168,18 +196,15 @@ static void context(P *p, NlCtxEntry **out, int *n) {
   for (;;) {
     NlToken *var = peek(p);
     if (!at(p, T_IDENT)) {
-      free(v.v);
       fail_expected(p, "a type variable");
     }
     next(p);
     if (!at(p, T_IN)) {
-      free(v.v);
       fail_expected(p, "'in'");
     }
     next(p);
     NlToken *cls = peek(p);
     if (!at(p, T_IDENT)) {
-      free(v.v);
       fail_expected(p, "a type class (any, number, ordinal, logical, scalar)");
     }
     next(p);
@@ -190,14 +215,12 @@ static void context(P *p, NlCtxEntry **out, int *n) {
     break;
   }
   if (paren && !at(p, T_RP)) {
-    free(v.v);
     fail_expected(p, "')'");
   }
   if (paren) next(p);
   *out = NZ_NEWN(p->A, NlCtxEntry, v.n);
   memcpy(*out, v.v, sizeof(NlCtxEntry) * (size_t)v.n);
   *n = v.n;
-  free(v.v);
 }
 
 /* ---------- patterns ---------- */
@@ -225,14 +248,16 @@ static NlPat *pat_atom(P *p) {
   fail_expected(p, "a pattern");
 }
 static NlPat *pattern(P *p) {
+  if (++p->depth > MAX_NESTING) fail_at(p, peek(p)->loc, "pattern nested too deeply%s", "");
   NlPat *a = pat_atom(p);
   if (at(p, T_COMMA)) {
     NzLoc loc = next(p)->loc;
     NlPat *q = mk_pat(p, P_PAIR, loc);
     q->a = a;
     q->b = pattern(p);
-    return q;
+    a = q;
   }
+  p->depth--;
   return a;
 }
 
@@ -370,8 +395,6 @@ sieve:
   (void)have_body;
   if (accept(p, T_BAR)) e->b = expr(p, 0);
   if (!at(p, T_RC)) {
-    free(pv.v);
-    free(gv.v);
     fail_expected(p, "'}'");
   }
   next(p);
@@ -379,8 +402,6 @@ sieve:
   e->n = pv.n;
   e->pats = pvec_to_arena(p, pv.v, pv.n);
   e->xs = vec_to_arena(p, gv.v, gv.n);
-  free(pv.v);
-  free(gv.v);
   return e;
 }
 
@@ -403,14 +424,12 @@ static NlExpr *sequence(P *p, NzLoc loc) {
   nz_vec_push(v, first);
   while (accept(p, T_COMMA)) nz_vec_push(v, expr(p, 4));
   if (!at(p, T_RB)) {
-    free(v.v);
     fail_expected(p, "',' or ']'");
   }
   next(p);
   NlExpr *e = mk(p, E_SEQ, loc);
   e->n = v.n;
   e->xs = vec_to_arena(p, v.v, v.n);
-  free(v.v);
   return e;
 }
 
@@ -420,8 +439,6 @@ static NlExpr *let_expr(P *p, NzLoc loc) {
   for (;;) {
     NlPat *q = pattern(p);
     if (!at(p, T_EQ)) {
-      free(pv.v);
-      free(ev.v);
       fail_expected(p, "'='");
     }
     next(p);
@@ -434,8 +451,6 @@ static NlExpr *let_expr(P *p, NzLoc loc) {
     break;
   }
   if (!at(p, T_IN)) {
-    free(pv.v);
-    free(ev.v);
     fail_expected(p, "'in' or ';'");
   }
   next(p);
@@ -443,8 +458,6 @@ static NlExpr *let_expr(P *p, NzLoc loc) {
   e->n = pv.n;
   e->pats = pvec_to_arena(p, pv.v, pv.n);
   e->xs = vec_to_arena(p, ev.v, ev.n);
-  free(pv.v);
-  free(ev.v);
   e->a = expr(p, 0);
   return e;
 }
@@ -530,9 +543,12 @@ static NlExpr *prefix(P *p) {
 }
 
 static NlExpr *expr(P *p, int rbp) {
+  int depth0 = p->depth;
+  if (++p->depth > MAX_NESTING) fail_at(p, peek(p)->loc, "expression nested too deeply%s", "");
   NlExpr *left = prefix(p);
   while (lbp(peek(p)->k) > rbp) {
     NlToken *t = next(p);
+    if (++p->depth > MAX_NESTING) fail_at(p, t->loc, "expression nested too deeply%s", "");
     switch (t->k) {
     case T_COMMA: left = mk_pair(p, left, expr(p, 3), t->loc); break;
     case T_DARROW: {
@@ -565,6 +581,7 @@ static NlExpr *expr(P *p, int rbp) {
     }
     }
   }
+  p->depth = depth0;
   return left;
 }
 
@@ -621,14 +638,12 @@ static NlDecl *datadef(P *p, NzLoc loc) {
   do nz_vec_push(v, type_arrow(p));
   while (accept(p, T_COMMA));
   if (!at(p, T_RP)) {
-    free(v.v);
     fail_expected(p, "')'");
   }
   next(p);
   d->fields = NZ_NEWN(p->A, NlTyX *, v.n);
   memcpy(d->fields, v.v, sizeof(NlTyX *) * (size_t)v.n);
   d->nfields = v.n;
-  free(v.v);
   if (accept(p, T_COLONCOLON)) context(p, &d->ctx, &d->nctx);
   expect_end(p);
   return d;
@@ -675,11 +690,11 @@ int nesl_parse(const NzSource *src, NzArena *arena, bool user, NlDecl ***decls, 
   p.src = src;
   p.A = arena;
   p.user = user;
+  parse_arena = arena;
   if (!nesl_lex(src, &p.t, &p.n)) return 0;
   NZ_VEC(NlDecl *) v = {0};
   if (setjmp(p.fail)) {
     free(p.t);
-    free(v.v);
     return 0;
   }
   while (!at(&p, T_EOF)) {
@@ -687,7 +702,8 @@ int nesl_parse(const NzSource *src, NzArena *arena, bool user, NlDecl ***decls, 
     nz_vec_push(v, d);
   }
   free(p.t);
-  *decls = v.v;
+  *decls = nz_xmalloc(sizeof(NlDecl *) * (size_t)(v.n ? v.n : 1));
+  if (v.n) memcpy(*decls, v.v, sizeof(NlDecl *) * (size_t)v.n);
   *ndecls = v.n;
   return 1;
 }
@@ -725,6 +741,7 @@ int nesl_parse_type(const NzSource *src, NzArena *arena, NlTyX **t, NlCtxEntry *
   P p = {0};
   p.src = src;
   p.A = arena;
+  parse_arena = arena;
   if (!nesl_lex(src, &p.t, &p.n)) return 0;
   if (setjmp(p.fail)) {
     free(p.t);

@@ -23,6 +23,10 @@ enum { CTX_TOP, CTX_PAIR_RIGHT, CTX_PAREN, CTX_FUN_ARG };
 
 static void tstr(NzBuf *b, NlType *t, int ctx, Names *nm) {
   t = nesl_type_resolve(t);
+  if (b->len > 4000) { /* types are shared DAGs: their text can be exponential */
+    if (b->len < 4004) nz_buf_puts(b, "...");
+    return;
+  }
   switch (t->k) {
   case TY_INT: nz_buf_puts(b, "int"); return;
   case TY_FLOAT: nz_buf_puts(b, "float"); return;
