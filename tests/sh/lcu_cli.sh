@@ -97,6 +97,18 @@ expect_status 0 "recursion 100000 deep" "$bin" lcu run "$tmp/runaway.lcu" 100000
 expect_status 1 "runaway recursion" "$bin" lcu run "$tmp/runaway.lcu" -1
 grep -q "error: " "$tmp/out" || fail "runaway recursion: no error message: $(head -c 200 "$tmp/out")"
 
+# A '\0' char (PERMUTE's zero for char) is a value like any other: printing it
+# must not cut the rest of the output short, whatever form it is printed in.
+cat >"$tmp/nul.lcu" <<'EOF'
+function main(n : int) -> ([char], int) {
+  let u = print(i2c(n)) in
+  ([i2c(n), 'b'], 5)
+}
+EOF
+expect_status 0 "printing a NUL char" "$bin" lcu run "$tmp/nul.lcu" 0
+[ "$(tr -d '\0' <"$tmp/out" | wc -l)" = 2 ] && tr -d '\0' <"$tmp/out" | tail -n 1 | grep -q '`b\], 5)$' ||
+  fail "a NUL char truncates the printed output: $(tr '\0' '@' <"$tmp/out" | head -c 200)"
+
 # --- exit status 0 -------------------------------------------------------------
 expect_status 0 "check of a good program" "$bin" lcu check "$tmp/ok.lcu"
 expect_status 0 "run of a good program" "$bin" lcu run "$tmp/ok.lcu" '[1, 2]' 5
