@@ -565,6 +565,105 @@ static NlVal p_shell(NlVal *a) {
   return r;
 }
 
+/* ---------- object files: a self-describing text form of any value ---------- */
+/* i<int> f<float> b<0|1> c<code> S<elemkind> <n> elems... P a b F (a function) */
+static void obj_write(NzBuf *b, NlVal v) {
+  switch (v.k) {
+  case V_INT: nz_buf_printf(b, "i%d ", v.i); return;
+  case V_FLOAT: nz_buf_printf(b, "f%.17g ", v.f); return;
+  case V_BOOL: nz_buf_printf(b, "b%d ", v.i); return;
+  case V_CHAR: nz_buf_printf(b, "c%d ", v.i); return;
+  case V_FN: nz_buf_puts(b, "F "); return;
+  case V_PAIR:
+    nz_buf_puts(b, "P ");
+    obj_write(b, v.p->a);
+    obj_write(b, v.p->b);
+    return;
+  case V_SEQ:
+    nz_buf_printf(b, "S%d %d ", v.s->ek, v.s->n);
+    for (int i = 0; i < v.s->n; i++) obj_write(b, nesl_seq_get(v.s, i));
+    return;
+  }
+}
+static NlVal p_write_object_str(NlVal *a) {
+  NzBuf b = {0};
+  obj_write(&b, A0);
+  NlVal r = str_val(b.s ? b.s : "", b.len);
+  nz_buf_free(&b);
+  return r;
+}
+/* Parse one value, checking it against the shape of the witness w (when known). */
+static bool obj_read(const char **pp, const NlVal *w, NlVal *out) {
+  const char *p = *pp;
+  while (*p == ' ' || *p == '\n') p++;
+  char tag = *p++;
+  char *end;
+  switch (tag) {
+  case 'i':
+  case 'b':
+  case 'c': {
+    long x = strtol(p, &end, 10);
+    if (end == p) return false;
+    int k = tag == 'i' ? V_INT : tag == 'b' ? V_BOOL : V_CHAR;
+    if (w && w->k != k) return false;
+    *out = (NlVal){.k = k, .i = (int32_t)x};
+    p = end;
+    break;
+  }
+  case 'f': {
+    double x = strtod(p, &end);
+    if (end == p || (w && w->k != V_FLOAT)) return false;
+    *out = vfloat(x);
+    p = end;
+    break;
+  }
+  case 'F':
+    if (!w || w->k != V_FN) return false;
+    *out = *w;
+    break;
+  case 'P': {
+    if (w && w->k != V_PAIR) return false;
+    NlVal x, y;
+    if (!obj_read(&p, w ? &w->p->a : NULL, &x) || !obj_read(&p, w ? &w->p->b : NULL, &y))
+      return false;
+    *out = nesl_mk_pair(x, y);
+    break;
+  }
+  case 'S': {
+    long ek = strtol(p, &end, 10);
+    if (end == p || ek < EK_INT || ek > EK_BOXED) return false;
+    p = end;
+    long n = strtol(p, &end, 10);
+    if (end == p || n < 0 || n > (1L << 28)) return false;
+    p = end;
+    if (w && (w->k != V_SEQ || (w->s->ek != EK_BOXED && w->s->ek != ek))) return false;
+    NlVal ew, *ewp = NULL;
+    if (w && w->s->n) {
+      ew = nesl_seq_get(w->s, 0);
+      ewp = &ew;
+    }
+    NlSeq *s = nesl_seq_new((int)ek, (int)n);
+    for (long i = 0; i < n; i++) {
+      NlVal x;
+      if (!obj_read(&p, ewp, &x)) return false;
+      if ((int)ek != EK_BOXED ? x.k != (int)ek : x.k <= V_CHAR) return false;
+      nesl_seq_set(s, (int)i, x);
+    }
+    *out = vseq(s);
+    break;
+  }
+  default: return false;
+  }
+  *pp = p;
+  return true;
+}
+static NlVal p_read_object_str(NlVal *a) {
+  const char *p = cstr(A1);
+  NlVal v;
+  if (!obj_read(&p, &A0, &v)) return nesl_mk_pair(identity(A0), vbool(false));
+  return nesl_mk_pair(v, vbool(true));
+}
+
 /* ---------- the table ---------- */
 #define NUM2 "(a, a) -> a :: (a in number)"
 #define CMP2 "(a, a) -> bool :: (a in ordinal)"
@@ -657,6 +756,8 @@ const NlPrim nesl_prims[] = {
     {"__read_char", "int -> (char, bool, [char])", 1, p_read_char},
     {"__read_file", "[char] -> ([char], bool, [char])", 1, p_read_file},
     {"__getenv", "[char] -> [char]", 1, p_getenv},
+    {"__write_object_str", "a -> [char] :: (a in any)", 1, p_write_object_str},
+    {"__read_object_str", "(a, [char]) -> (a, bool) :: (a in any)", 2, p_read_object_str},
     {"__shell", "([char], [char]) -> [char]", 2, p_shell},
 };
 const int nesl_nprims = (int)(sizeof nesl_prims / sizeof *nesl_prims);
