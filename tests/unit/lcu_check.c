@@ -37,7 +37,7 @@ static LcuExpr *TUPLE2(LcuProgram *p, LcuExpr *a, LcuExpr *b) {
 
 /* Binders from a space-separated list of names, untyped. */
 static int names(LcuProgram *p, const char *list, LcuBinder **out) {
-  LcuBinder *b = lcu_binders(p, 8);
+  LcuBinder *b = lcu_binders(p, (int)strlen(list) / 2 + 1); /* names are space-separated */
   int n = 0;
   char buf[64];
   const char *s = list;
