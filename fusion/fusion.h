@@ -196,6 +196,9 @@ int fus_schedule(const FusGraph *g, const char *name, FusOptions *opt, FusSchedu
 int fus_sched_none(const FusGraph *g, FusOptions *opt, FusSchedule *out);        /* sched_none.c */
 int fus_sched_greedy_down(const FusGraph *g, FusOptions *opt, FusSchedule *out); /* sched_greedy.c */
 int fus_sched_greedy_up(const FusGraph *g, FusOptions *opt, FusSchedule *out);   /* sched_greedy.c */
+/* The greedy core: down = 1 top-down, 0 bottom-up. reference = 1 decides each
+ * merge with fus_legal_merge instead of the incremental check (for tests). */
+void fus_greedy(const FusGraph *g, int *cl, int down, int reference);
 int fus_sched_ilp(const FusGraph *g, FusOptions *opt, FusSchedule *out);         /* sched_ilp.c */
 int fus_sched_exhaustive(const FusGraph *g, FusOptions *opt, FusSchedule *out);  /* exhaustive.c */
 

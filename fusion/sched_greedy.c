@@ -10,7 +10,9 @@
  *     then reverse program order); each one tries to absorb its producers,
  *     latest first (after [RLK14]).
  * Then both make one horizontal sweep in the same order: every independent,
- * horizontally compatible pair whose clusters differ tries to merge. */
+ * horizontally compatible pair whose clusters differ tries to merge.
+ * Merges are checked incrementally (see State below); fus_greedy with
+ * `reference` set checks each with fus_legal_merge instead. */
 #include "fusion.h"
 
 typedef struct {
@@ -23,20 +25,135 @@ static int cmp_ord(const void *a, const void *b) {
   return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-/* Clusters with member lists, so a merge that fails on an incompatible pair
- * costs |A|*|B| pair checks instead of a scan of the region; only merges that
- * pass the pair rule pay for fus_legal_merge's acyclicity check. */
+/* Clusters with member lists, and a topological position per cluster of the
+ * current (acyclic) contracted graph, so a tentative merge costs the pairs
+ * across the two clusters plus a search of the clusters positioned between
+ * them, not a pass over the region (paper §8.1 greedy is meant to be cheap).
+ * With `reference` set every merge is decided by the legality checker's
+ * fus_legal_merge instead; the unit test checks both give the same schedule. */
 typedef struct {
-  int *cl, *next, *head, *tail;
+  const FusGraph *g;
+  int *cl, *next, *head, *tail; /* cluster ids are their first member's index */
+  int *pos;                     /* pos[cluster]: topological position */
+  int *mark, stamp;             /* visited marks per cluster */
+  int *fwd, nfwd, *bwd, nbwd;   /* the affected clusters of the last search */
+  int reference;
 } State;
 
-static void try_merge(const FusGraph *g, State *S, int a, int b) {
-  int ca = S->cl[a], cb = S->cl[b];
+/* Calls visit(S, cluster) for every cluster an edge leaves (dir = 1) or enters
+ * (dir = -1) cluster c; stops early when visit returns nonzero. */
+static int each_neighbour(State *S, int c, int dir, int (*visit)(State *, int, void *), void *arg) {
+  const FusGraph *g = S->g;
+  for (int i = S->head[c]; i >= 0; i = S->next[i]) {
+    const FusInv *I = &g->inv[i];
+    if (dir > 0) {
+      for (int d = 0; d < I->ndefs; d++) {
+        const FusVar *x = &g->var[I->defs[d]];
+        for (int u = 0; u < x->nconsumers; u++)
+          if (S->cl[x->consumers[u]] != c && visit(S, S->cl[x->consumers[u]], arg)) return 1;
+      }
+    } else {
+      for (int u = 0; u < I->nuses; u++) {
+        int p = g->var[I->uses[u].var].producer;
+        if (p >= 0 && S->cl[p] != c && visit(S, S->cl[p], arg)) return 1;
+      }
+    }
+  }
+  return 0;
+}
+
+typedef struct {
+  int bound, target;
+} Search;
+
+/* Forward from A: clusters positioned before B; reaching B from one of them
+ * (not from A itself) closes a cycle. */
+static int visit_fwd(State *S, int x, void *arg) {
+  Search *q = arg;
+  if (x == q->target) return 0; /* an edge into B; cycle only from a non-A cluster, checked by the caller */
+  if (S->pos[x] >= q->bound || S->mark[x] == S->stamp) return 0;
+  S->mark[x] = S->stamp;
+  S->fwd[S->nfwd++] = x;
+  return 0;
+}
+
+static int hits_target(State *S, int x, void *arg) { return x == ((Search *)arg)->target; }
+
+static int visit_bwd(State *S, int x, void *arg) {
+  Search *q = arg;
+  if (S->pos[x] <= q->bound || S->mark[x] == S->stamp) return 0;
+  S->mark[x] = S->stamp;
+  S->bwd[S->nbwd++] = x;
+  return 0;
+}
+
+static int cmp_int(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return x < y ? -1 : x > y;
+}
+
+static const int *sort_by_pos; /* qsort has no context argument */
+static int cmp_pos(const void *a, const void *b) {
+  int x = sort_by_pos[*(const int *)a], y = sort_by_pos[*(const int *)b];
+  return x < y ? -1 : x > y;
+}
+
+/* Would merging clusters a (earlier position) and b create a cycle? If not,
+ * reorder positions so that the merged cluster, kept as a, is consistent:
+ * clusters reaching b first, then the merged one, then those reached from a
+ * (Pearce and Kelly's reordering for a new edge b -> a). */
+static int merge_acyclic(State *S, int a, int b) {
+  Search q = {S->pos[b], b};
+  S->stamp++;
+  S->nfwd = 0;
+  each_neighbour(S, a, 1, visit_fwd, &q);
+  for (int k = 0; k < S->nfwd; k++) {
+    if (each_neighbour(S, S->fwd[k], 1, hits_target, &q)) return 0; /* a -> ... -> x -> b */
+    each_neighbour(S, S->fwd[k], 1, visit_fwd, &q);
+  }
+  Search r = {S->pos[a], a};
+  S->stamp++;
+  S->nbwd = 0;
+  each_neighbour(S, b, -1, visit_bwd, &r);
+  for (int k = 0; k < S->nbwd; k++) each_neighbour(S, S->bwd[k], -1, visit_bwd, &r);
+  /* The pool of positions, sorted: backward set at the bottom, the merged
+   * cluster, the forward set at the top (one slot stays unused). */
+  int np = S->nfwd + S->nbwd + 2;
+  int *pool = nz_xmalloc(sizeof(int) * (size_t)np);
+  int k = 0;
+  pool[k++] = S->pos[a];
+  pool[k++] = S->pos[b];
+  for (int x = 0; x < S->nfwd; x++) pool[k++] = S->pos[S->fwd[x]];
+  for (int x = 0; x < S->nbwd; x++) pool[k++] = S->pos[S->bwd[x]];
+  qsort(pool, (size_t)np, sizeof(int), cmp_int);
+  /* Each set keeps its internal order: sort it by old position (distinct). */
+  for (int pass = 0; pass < 2; pass++) {
+    int *set = pass ? S->fwd : S->bwd, nset = pass ? S->nfwd : S->nbwd;
+    sort_by_pos = S->pos;
+    qsort(set, (size_t)nset, sizeof(int), cmp_pos);
+  }
+  for (int x = 0; x < S->nbwd; x++) S->pos[S->bwd[x]] = pool[x];
+  S->pos[a] = pool[np - S->nfwd - 1];
+  for (int x = 0; x < S->nfwd; x++) S->pos[S->fwd[x]] = pool[np - S->nfwd + x];
+  free(pool);
+  return 1;
+}
+
+static void try_merge(State *S, int x, int y) {
+  const FusGraph *g = S->g;
+  int ca = S->cl[x], cb = S->cl[y];
   if (ca == cb) return;
   for (int i = S->head[ca]; i >= 0; i = S->next[i])
     for (int j = S->head[cb]; j >= 0; j = S->next[j])
       if (!fus_pair_ok(g, i, j, NULL)) return;
-  if (!fus_legal_merge(g, S->cl, ca, cb, NULL)) return;
+  if (S->pos[cb] < S->pos[ca]) { /* a is the earlier one */
+    int t = ca;
+    ca = cb;
+    cb = t;
+  }
+  /* (Reference mode does not maintain positions; which id survives does not
+   * change the partition.) */
+  if (S->reference ? !fus_legal_merge(g, S->cl, ca, cb, NULL) : !merge_acyclic(S, ca, cb)) return;
   for (int j = S->head[cb]; j >= 0; j = S->next[j]) S->cl[j] = ca;
   S->next[S->tail[ca]] = S->head[cb];
   S->tail[ca] = S->tail[cb];
@@ -62,15 +179,17 @@ static int producers(const FusGraph *g, int i, int *buf) {
   return n;
 }
 
-static void greedy(const FusGraph *g, int *cl, int down) {
+void fus_greedy(const FusGraph *g, int *cl, int down, int reference) {
   int n = g->ninv;
   Ord *ord = nz_xmalloc(sizeof(Ord) * (size_t)(n ? n : 1));
   int *level = nz_xcalloc((size_t)(n ? n : 1), sizeof(int));
   int *buf = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
-  State S = {cl, nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1)), nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1)),
-             nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1))};
-  for (int i = 0; i < n; i++) {
-    cl[i] = S.head[i] = S.tail[i] = i;
+  size_t sz = sizeof(int) * (size_t)(n ? n : 1);
+  State S = {.g = g, .cl = cl, .reference = reference};
+  S.next = nz_xmalloc(sz), S.head = nz_xmalloc(sz), S.tail = nz_xmalloc(sz), S.pos = nz_xmalloc(sz);
+  S.mark = nz_xcalloc((size_t)(n ? n : 1), sizeof(int)), S.fwd = nz_xmalloc(sz), S.bwd = nz_xmalloc(sz);
+  for (int i = 0; i < n; i++) { /* program order is a topological order */
+    cl[i] = S.head[i] = S.tail[i] = S.pos[i] = i;
     S.next[i] = -1;
   }
   if (down) {
@@ -96,17 +215,17 @@ static void greedy(const FusGraph *g, int *cl, int down) {
       /* Consumers of i, in program order (duplicates are harmless). */
       for (int d = 0; d < g->inv[i].ndefs; d++) {
         const FusVar *x = &g->var[g->inv[i].defs[d]];
-        for (int c = 0; c < x->nconsumers; c++) try_merge(g, &S, i, x->consumers[c]);
+        for (int c = 0; c < x->nconsumers; c++) try_merge(&S, i, x->consumers[c]);
       }
     } else {
       int np = producers(g, i, buf);
-      for (int k = 0; k < np; k++) try_merge(g, &S, i, buf[k]);
+      for (int k = 0; k < np; k++) try_merge(&S, i, buf[k]);
     }
   }
   for (int a = 0; a < n; a++)
     for (int b = a + 1; b < n; b++) {
       int i = ord[a].idx, j = ord[b].idx;
-      if (cl[i] != cl[j] && fus_indep(g, i, j) && fus_hcompat(g, i, j, NULL)) try_merge(g, &S, i, j);
+      if (cl[i] != cl[j] && fus_indep(g, i, j) && fus_hcompat(g, i, j, NULL)) try_merge(&S, i, j);
     }
   free(ord);
   free(level);
@@ -114,16 +233,20 @@ static void greedy(const FusGraph *g, int *cl, int down) {
   free(S.next);
   free(S.head);
   free(S.tail);
+  free(S.pos);
+  free(S.mark);
+  free(S.fwd);
+  free(S.bwd);
 }
 
 int fus_sched_greedy_down(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
-  greedy(g, out->cl, 1);
+  fus_greedy(g, out->cl, 1, 0);
   out->status = FUS_ST_GREEDY;
   return 0;
 }
 
 int fus_sched_greedy_up(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
-  greedy(g, out->cl, 0);
+  fus_greedy(g, out->cl, 0, 0);
   out->status = FUS_ST_GREEDY;
   return 0;
 }
