@@ -222,11 +222,28 @@ void fus_greedy(const FusGraph *g, int *cl, int down, int reference) {
       for (int k = 0; k < np; k++) try_merge(&S, i, buf[k]);
     }
   }
-  for (int a = 0; a < n; a++)
-    for (int b = a + 1; b < n; b++) {
-      int i = ord[a].idx, j = ord[b].idx;
+  /* Horizontal sweep over pairs (a, b), a before b in the order. Only equal
+   * SOACs can be compatible, so walk each SOAC's own list of positions: the
+   * same pairs in the same order, minus those hcompat would refuse anyway. */
+  int *bystart = nz_xcalloc(LS__COUNT + 1, sizeof(int)), *by = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
+  int *rank = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
+  for (int o = 0; o < n; o++) bystart[g->inv[ord[o].idx].soac + 1]++;
+  for (int k = 0; k < LS__COUNT; k++) bystart[k + 1] += bystart[k];
+  for (int o = 0; o < n; o++) {
+    int k = g->inv[ord[o].idx].soac;
+    rank[o] = bystart[k];
+    by[bystart[k]++] = o;
+  }
+  for (int a = 0; a < n; a++) {
+    int i = ord[a].idx, end = bystart[g->inv[i].soac]; /* bystart[k] is now the end of k's list */
+    for (int r = rank[a] + 1; r < end; r++) {
+      int j = ord[by[r]].idx;
       if (cl[i] != cl[j] && fus_indep(g, i, j) && fus_hcompat(g, i, j, NULL)) try_merge(&S, i, j);
     }
+  }
+  free(bystart);
+  free(by);
+  free(rank);
   free(ord);
   free(level);
   free(buf);
