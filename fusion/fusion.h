@@ -78,7 +78,7 @@ int fus_indep(const FusGraph *g, int i, int j); /* no path either way, i != j */
 int fus_uses(const FusGraph *g, int i, int v);
 
 /* A small text form, for tests and experiments; one statement per line or ';':
- *   NAME SOAC(SIZE): USE, USE... -> DEF, DEF...     SIZE is a name or '?'; ONCE has none
+ *   NAME SOAC(SIZE): USE, USE... -> DEF, DEF...     SIZE is n, #xs or '?'; ONCE has none
  *   out VAR...                                       variables live out of the region
  * A use written `a*` is iterated. Names starting with '$' are scalars, others
  * arrays. Variables never defined are inputs of the region. '#' starts a comment.

@@ -285,10 +285,16 @@ FusGraph *fus_graph_parse(const char *text, const char *what) {
         result = parse_fail(&L, g, "expected '(' and a size after the SOAC");
         break;
       }
-      if (lex_char(&L, '?'))
+      while (*L.s == ' ' || *L.s == '\t') L.s++;
+      int len_of = *L.s == '#'; /* (#xs): '#' is not a comment here */
+      if (len_of) L.s++;
+      if (!len_of && lex_char(&L, '?'))
         size = FUS_UNKNOWN;
-      else if (lex_name(&L))
-        size = fus_graph_size(g, L.tok);
+      else if (lex_name(&L)) {
+        char sz[130];
+        snprintf(sz, sizeof sz, "%s%s", len_of ? "#" : "", L.tok);
+        size = fus_graph_size(g, sz);
+      }
       else {
         result = parse_fail(&L, g, "expected a size name or '?'");
         break;
@@ -348,6 +354,12 @@ done:
   return result;
 }
 
+/* A variable as the text form spells it: scalars carry a '$' (graphs built
+ * from λcu name them without one), so printing and parsing keep is_array. */
+static void put_var(NzBuf *b, const FusVar *x) {
+  nz_buf_printf(b, "%s%s", !x->is_array && x->name[0] != '$' ? "$" : "", x->name);
+}
+
 void fus_graph_print(NzBuf *b, const FusGraph *g) {
   for (int i = 0; i < g->ninv; i++) {
     const FusInv *I = &g->inv[i];
@@ -355,16 +367,23 @@ void fus_graph_print(NzBuf *b, const FusGraph *g) {
     if (I->soac != LS_ONCE)
       nz_buf_printf(b, "(%s)", I->size == FUS_UNKNOWN ? "?" : g->size_names[I->size]);
     nz_buf_puts(b, ":");
-    for (int u = 0; u < I->nuses; u++)
-      nz_buf_printf(b, "%s %s%s", u ? "," : "", g->var[I->uses[u].var].name, I->uses[u].iter ? "*" : "");
+    for (int u = 0; u < I->nuses; u++) {
+      nz_buf_puts(b, u ? ", " : " ");
+      put_var(b, &g->var[I->uses[u].var]);
+      if (I->uses[u].iter) nz_buf_putc(b, '*');
+    }
     nz_buf_puts(b, " ->");
-    for (int d = 0; d < I->ndefs; d++) nz_buf_printf(b, "%s %s", d ? "," : "", g->var[I->defs[d]].name);
+    for (int d = 0; d < I->ndefs; d++) {
+      nz_buf_puts(b, d ? ", " : " ");
+      put_var(b, &g->var[I->defs[d]]);
+    }
     nz_buf_puts(b, "\n");
   }
   int any = 0;
   for (int v = 0; v < g->nvar; v++)
     if (g->var[v].live_out) {
-      nz_buf_printf(b, "%s %s", any ? "" : "out", g->var[v].name);
+      nz_buf_puts(b, any ? " " : "out ");
+      put_var(b, &g->var[v]);
       any = 1;
     }
   if (any) nz_buf_puts(b, "\n");

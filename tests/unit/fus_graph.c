@@ -48,6 +48,22 @@ int main(void) {
   CHECK("diamond", g && fus_path(g, 0, 3) && fus_indep(g, 1, 2) && !fus_into(g, 0, 3));
   fus_graph_free(g);
 
+  /* Built through the API (as from λcu): scalars named without '$' print with
+   * one, so the printout parses back to the same kinds. */
+  g = fus_graph_new();
+  int xs = fus_graph_var(g, "xs", 1), sum = fus_graph_var(g, "sum", 0), ys = fus_graph_var(g, "ys", 1);
+  fus_graph_inv(g, "k1", LS_REDUCE, fus_graph_size(g, "#xs"), 1, (FusUse[]){{xs, 1}}, 1, (int[]){sum});
+  fus_graph_inv(g, "k2", LS_MAP, fus_graph_size(g, "#xs"), 2, (FusUse[]){{xs, 1}, {sum, 0}}, 1, (int[]){ys});
+  fus_graph_live_out(g, ys);
+  CHECK("api graph", fus_graph_finish(g) == 0 && fus_into(g, 0, 1));
+  fus_graph_print(&b1, g);
+  CHECK("api print", strcmp(b1.s, "k1 REDUCE(#xs): xs* -> $sum\nk2 MAP(#xs): xs*, $sum -> ys\nout ys\n") == 0);
+  g2 = fus_graph_parse(b1.s, "api");
+  CHECK("api reparse", g2 && !g2->var[fus_graph_find_var(g2, "$sum")].is_array && g2->inv[1].size == g2->inv[0].size);
+  nz_buf_free(&b1);
+  fus_graph_free(g2);
+  fus_graph_free(g);
+
   /* Malformed regions are rejected with a message (stderr), not a crash. */
   fprintf(stderr, "(the following errors are expected)\n");
   CHECK("reject double definition", fus_graph_parse("a MAP(n): x* -> A; b MAP(n): x* -> A", "bad1") == NULL);
