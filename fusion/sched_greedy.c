@@ -1,7 +1,7 @@
 /* sched_greedy.c — the greedy strategies of paper §8.1: impose an order on
  * fusion opportunities and take them in that order, skipping any that earlier
- * choices made impossible (each tentative merge is tested with the legality
- * checker's fus_legal_merge).
+ * choices made impossible (a tentative merge must pass the legality checker's
+ * pair rule and keep the contracted graph acyclic).
  *   greedy-down: invocations by topological level from the sources (longest
  *     path from an input-only invocation, then program order); each one tries
  *     to absorb its consumers in program order, the breadth-first sweep of
