@@ -112,6 +112,19 @@ int main(void) {
   }
   printf("  %ld legal partitions assigned\n", assigned);
   CHECK("every legal partition is feasible at its cost", bad_assign == 0 && assigned > 300);
+  /* A few larger ones (10 invocations: up to 115,975 partitions each). */
+  long legal10 = 0;
+  for (int r = 1; r <= 10; r++) {
+    FusGraph *g = fus_graph_random((uint64_t)(5000 + r), 10);
+    int best[10];
+    long nl;
+    double opt = fus_exhaustive(g, best, &nl);
+    legal10 += nl;
+    if (!check_solver(g, FUS_GLPK, opt, &maxv, &maxc, &tg, &ng)) bad_glpk++;
+    if (!check_solver(g, FUS_CBC, opt, &maxv, &maxc, &tc, &nc)) bad_cbc++;
+    fus_graph_free(g);
+  }
+  printf("  10 regions of 10 invocations: %ld legal partitions; totals now glpk %.3f s, cbc %.3f s\n", legal10, tg, tc);
   CHECK("ILP(glpk) == exhaustive", bad_glpk == 0);
   CHECK("ILP(cbc) == exhaustive", bad_cbc == 0);
   CHECK("no heuristic beats the optimum", bad_greedy == 0);
