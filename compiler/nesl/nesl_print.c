@@ -8,6 +8,7 @@
 typedef struct {
   NlType *v[64];
   int n;
+  size_t start; /* length of the buffer before the type */
 } Names;
 
 static int var_index(Names *nm, NlType *t) {
@@ -23,8 +24,8 @@ enum { CTX_TOP, CTX_PAIR_RIGHT, CTX_PAREN, CTX_FUN_ARG };
 
 static void tstr(NzBuf *b, NlType *t, int ctx, Names *nm) {
   t = nesl_type_resolve(t);
-  if (b->len > 4000) { /* types are shared DAGs: their text can be exponential */
-    if (b->len < 4004) nz_buf_puts(b, "...");
+  if (b->len - nm->start > 4000) { /* types are shared DAGs: their text can be exponential */
+    if (b->len - nm->start < 4004) nz_buf_puts(b, "...");
     return;
   }
   switch (t->k) {
@@ -80,6 +81,7 @@ static void tstr(NzBuf *b, NlType *t, int ctx, Names *nm) {
 
 void nesl_type_str(NzBuf *b, NlType *t) {
   Names nm = {0};
+  nm.start = b->len;
   tstr(b, t, CTX_TOP, &nm);
   if (nm.n) {
     static const char *cls[] = {"any", "scalar", "ordinal", "number", "logical"};
