@@ -412,6 +412,30 @@ static NlVal eval_each2(NlExpr *e, NlFrame *fr, NlSeq **g) {
   return mk_seqval(out);
 }
 
+/* A value built where its element type was not known at run time (an empty sequence
+ * from generic code, or the int zero of a reduction over it) gets its kind from the
+ * static type of the call, when that is ground. */
+static NlVal fix_unknown(NlExpr *e, NlVal r) {
+  if (e->ek == -1) {
+    int k = nesl_elem_kind_of_type(e->ty);
+    e->ek = k < 0 ? -2 : k;
+  }
+  if (r.k == V_INT) {
+    if (e->ek == EK_FLOAT) {
+      double d = r.i;
+      r.k = V_FLOAT;
+      r.f = d;
+    }
+    return r;
+  }
+  NlType *t = nesl_type_resolve(e->ty);
+  if (t && t->k == TY_SEQ) {
+    int k = nesl_elem_kind_of_type(t->a);
+    if (k >= 0 && k != EK_BOXED) r.s = nesl_seq_new(k, 0);
+  }
+  return r;
+}
+
 static NlVal eval(NlExpr *e, NlFrame *fr) {
   NlVal r = {0};
   switch (e->k) {
@@ -454,6 +478,8 @@ static NlVal eval(NlExpr *e, NlFrame *fr) {
     r = apply(f, e->b, r, fr);
     UNROOT(1);
     cur_loc = saved;
+    if ((r.k == V_INT || (r.k == V_SEQ && r.s->n == 0 && r.s->ek == EK_BOXED)) && e->ty)
+      r = fix_unknown(e, r);
     return r;
   }
   case E_IF: return eval(eval(e->a, fr).i ? e->b : e->c, fr);
