@@ -479,15 +479,20 @@ int main(int argc, char **argv) {
   o.seed = 1;
   char *sched_arg = NULL, *solver_arg = NULL;
   NZ_VEC(const char *) inputs = {0};
+  const char **sv = NULL;
+  int rc = NZ_EXIT_USAGE;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     char *end;
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       fputs(usage_text, stdout);
-      return 0;
+      rc = NZ_EXIT_OK;
+      goto done;
     } else if (!strncmp(a, "--scheduler=", 12)) {
+      free(sched_arg);
       sched_arg = nz_xstrdup(a + 12);
     } else if (!strncmp(a, "--solver=", 9)) {
+      free(solver_arg);
       solver_arg = nz_xstrdup(a + 9);
     } else if (!strncmp(a, "--time-limit=", 13)) {
       o.time_limit = strtod(a + 13, &end);
@@ -513,14 +518,14 @@ int main(int argc, char **argv) {
       if (*end || o.jobs < 1 || o.jobs > 256) goto bad_value;
     } else if (a[0] == '-') {
       fprintf(stderr, "nessie-bench: unknown option '%s' (--help lists them)\n", a);
-      return NZ_EXIT_USAGE;
+      goto done;
     } else {
       nz_vec_push(inputs, a);
     }
     continue;
   bad_value:
     fprintf(stderr, "nessie-bench: bad value in '%s' (--help)\n", a);
-    return NZ_EXIT_USAGE;
+    goto done;
   }
   if (!sched_arg) sched_arg = nz_xstrdup("ilp");
   o.nsched = split_list(sched_arg, &o.schedulers);
@@ -529,10 +534,9 @@ int main(int argc, char **argv) {
       fprintf(stderr, "nessie-bench: unknown scheduler '%s'; one of:", o.schedulers[s]);
       for (const FusScheduler *f = fus_schedulers; f->name; f++) fprintf(stderr, " %s", f->name);
       fputc('\n', stderr);
-      return NZ_EXIT_USAGE;
+      goto done;
     }
   if (!solver_arg) solver_arg = nz_xstrdup("glpk");
-  const char **sv;
   int nsv = split_list(solver_arg, &sv);
   for (int s = 0; s < nsv; s++) {
     if (o.nsolvers == 2) goto bad_solver;
@@ -543,16 +547,17 @@ int main(int argc, char **argv) {
     else {
     bad_solver:
       fprintf(stderr, "nessie-bench: unknown solver '%s' (glpk, cbc)\n", sv[s]);
-      return NZ_EXIT_USAGE;
+      goto done;
     }
   }
-  free(sv);
   if (inputs.n == 0) {
     fputs(usage_text, stderr);
-    return NZ_EXIT_USAGE;
+    goto done;
   }
-  if ((o.dot_dir && make_dir(o.dot_dir, "--dot") != 0) || (o.ilp_dir && make_dir(o.ilp_dir, "--dump-ilp") != 0))
-    return NZ_EXIT_USER;
+  if ((o.dot_dir && make_dir(o.dot_dir, "--dot") != 0) || (o.ilp_dir && make_dir(o.ilp_dir, "--dump-ilp") != 0)) {
+    rc = NZ_EXIT_USER;
+    goto done;
+  }
   NZ_VEC(Task) tasks = {0};
   for (int i = 0; i < inputs.n; i++)
     for (int s = 0; s < o.nsched; s++) {
@@ -569,11 +574,14 @@ int main(int argc, char **argv) {
     for (int c = 0; c < NCOL; c++) free(rows.v[i].cell[c]);
   nz_vec_free(rows);
   nz_vec_free(tasks);
+  if (errors) fprintf(stderr, "nessie-bench: %d task%s failed\n", errors, errors == 1 ? "" : "s");
+  rc = errors ? NZ_EXIT_USER : NZ_EXIT_OK;
+done:
   nz_vec_free(inputs);
   free(o.schedulers);
+  free(sv);
   free(sched_arg);
   free(solver_arg);
   nz_intern_free_all();
-  if (errors) fprintf(stderr, "nessie-bench: %d task%s failed\n", errors, errors == 1 ? "" : "s");
-  return errors ? NZ_EXIT_USER : NZ_EXIT_OK;
+  return rc;
 }
