@@ -788,7 +788,7 @@ NOINLINE static LcuValue prim_print(Interp *I, const LcuExpr *e, Frame *f) {
   NzBuf b = {0};
   lcu_value_print(&b, v);
   nz_buf_putc(&b, '\n');
-  fputs(b.s, stdout);
+  fwrite(b.s, 1, b.len, stdout); /* by length: a '\0' char is printed too */
   nz_buf_free(&b);
   lcu_value_release(v);
   return lcu_value_tuple(0, NULL);
