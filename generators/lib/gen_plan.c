@@ -50,8 +50,10 @@ static LcuTypeKind pick_type(GenPlan *P, int primary) {
   return t;
 }
 
-/* Appends invocation kind(in...) and its results; returns its index. */
-static int add_node(GenPlan *P, LcuSoacKind kind, int nin, const int *in) {
+/* Appends invocation kind(in...) and its results; returns its index. The
+ * first `counted` inputs already count this invocation among their consumers
+ * (reserved while planning a level). */
+static int add_node_counted(GenPlan *P, LcuSoacKind kind, int nin, const int *in, int counted) {
   GenNode n = {0};
   n.kind = kind;
   n.nin = nin;
@@ -60,7 +62,7 @@ static int add_node(GenPlan *P, LcuSoacKind kind, int nin, const int *in) {
   for (int k = 0; k < nin; k++) {
     n.in[k] = in[k];
     GenVal *v = val(P, in[k]);
-    v->nconsumers++;
+    if (k >= counted) v->nconsumers++;
     if (v->level + 1 > n.level) n.level = v->level + 1;
   }
   if (kind != LS_ONCE && !val(P, in[0])->is_array)
@@ -83,6 +85,10 @@ static int add_node(GenPlan *P, LcuSoacKind kind, int nin, const int *in) {
   }
   nz_vec_push(P->nodes, n);
   return id;
+}
+
+static int add_node(GenPlan *P, LcuSoacKind kind, int nin, const int *in) {
+  return add_node_counted(P, kind, nin, in, 0);
 }
 
 /* The first result of node n (call as first_out(P, add_node(...)): never
@@ -117,34 +123,36 @@ static unsigned kind_bit(LcuSoacKind k) {
   return 0;
 }
 
-/* Picks one of cands[0..n): results with fewer than `fanout` consumers first
- * (inputs are never full); among those, with probability `shared` one that
- * already has a consumer (a sibling: a horizontal opportunity), else a fresh one. */
-static int pick_value(GenPlan *P, const int *cands, int n) {
-  if (n == 0) nz_die("gen: pick_value from nothing");
-  int *open = nz_xmalloc(sizeof(int) * (size_t)n), *fresh = nz_xmalloc(sizeof(int) * (size_t)n),
-      *used = nz_xmalloc(sizeof(int) * (size_t)n);
-  int no = 0, nf = 0, nu = 0;
+/* Picks one of cands[0..n) that still has room: fewer than `fanout` readers
+ * (inputs always have room). Among those, with probability `shared` one that
+ * already has a reader (a sibling: a horizontal opportunity), else a fresh
+ * one. Returns -1 when none has room. */
+static int pick_open(GenPlan *P, const int *cands, int n) {
+  int *fresh = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1)),
+      *used = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
+  int nf = 0, nu = 0;
   for (int i = 0; i < n; i++) {
     GenVal *v = val(P, cands[i]);
-    if (v->producer < 0 || v->nconsumers < P->spec->fanout) open[no++] = cands[i];
+    if (v->producer >= 0 && v->nconsumers >= P->spec->fanout) continue;
+    if (v->nconsumers) used[nu++] = cands[i];
+    else fresh[nf++] = cands[i];
   }
-  if (no == 0) { /* everything is at its fan-out: exceed it rather than fail */
-    memcpy(open, cands, sizeof(int) * (size_t)n);
-    no = n;
+  int r = -1;
+  if (nf || nu) {
+    int want_used = gen_chance(P, P->spec->shared);
+    const int *from = (want_used && nu) || !nf ? used : fresh;
+    r = from[gen_below(P, from == used ? nu : nf)];
   }
-  for (int i = 0; i < no; i++) {
-    if (val(P, open[i])->nconsumers) used[nu++] = open[i];
-    else fresh[nf++] = open[i];
-  }
-  int want_used = gen_chance(P, P->spec->shared);
-  const int *from = (want_used && nu) || !nf ? used : fresh;
-  int nfrom = from == used ? nu : nf;
-  int r = from[gen_below(P, nfrom)];
-  free(open);
   free(fresh);
   free(used);
   return r;
+}
+
+/* pick_open, or when everything is at its fan-out, any candidate. */
+static int pick_value(GenPlan *P, const int *cands, int n) {
+  if (n == 0) nz_die("gen: pick_value from nothing");
+  int r = pick_open(P, cands, n);
+  return r >= 0 ? r : cands[gen_below(P, n)];
 }
 
 typedef NZ_VEC(int) IntVec;
@@ -181,9 +189,10 @@ static void add_extras(GenPlan *P, LcuSoacKind kind, int level, int *in, int *ni
     IntVec c = {0};
     for (int v = 0; v < P->vals.n; v++)
       if (!contains(in, *nin, v) && eligible(P, kind, level, cls, v)) nz_vec_push(c, v);
-    if (c.n) in[(*nin)++] = pick_value(P, c.v, c.n);
+    int v = pick_open(P, c.v, c.n); /* extras are optional: never beyond fanout */
     nz_vec_free(c);
-    if (!c.n) break;
+    if (v < 0) break;
+    in[(*nin)++] = v;
   }
 }
 
@@ -191,22 +200,33 @@ static void add_extras(GenPlan *P, LcuSoacKind kind, int level, int *in, int *ni
 
 /* A layered DAG: `chain` levels, each invocation at level d reads one result
  * of level d-1 (so the depth is exactly `chain`) and up to fanin-1 more values
- * from lower levels. Level 0 reads the inputs. */
+ * from lower levels. Level 0 reads the inputs. No level is more than `fanout`
+ * times as wide as the one before, and each level first reserves its level d-1
+ * reads, then adds extras only where there is room: so no result gets more
+ * than `fanout` readers. */
 static void plan_random(GenPlan *P) {
   const GenSpec *s = P->spec;
   int N = s->kernels, L = s->chain ? s->chain : (N < 4 ? N : 4);
   int *roots = nz_xmalloc(sizeof(int) * (size_t)s->sizes);
   for (int r = 0; r < s->sizes; r++) roots[r] = new_input(P);
-  int *cnt = nz_xcalloc((size_t)L, sizeof(int));
+  int *cnt = nz_xcalloc((size_t)L, sizeof(int)), *room = nz_xmalloc(sizeof(int) * (size_t)L);
   for (int d = 0; d < L; d++) cnt[d] = 1;
-  for (int j = L; j < N; j++) cnt[gen_below(P, L)]++;
-  int *in = nz_xmalloc(sizeof(int) * (size_t)(s->fanin + 1));
+  for (int j = L; j < N; j++) {
+    int nroom = 0;
+    for (int d = 0; d < L; d++)
+      if (d == 0 || (long)cnt[d] + 1 <= (long)s->fanout * cnt[d - 1]) room[nroom++] = d;
+    cnt[room[gen_below(P, nroom)]]++; /* level 0 always has room */
+  }
+  int maxn = N, cap = s->fanin + 1;
+  LcuSoacKind *kinds = nz_xmalloc(sizeof(LcuSoacKind) * (size_t)maxn);
+  int *ins = nz_xmalloc(sizeof(int) * (size_t)maxn * (size_t)cap), *nins = nz_xmalloc(sizeof(int) * (size_t)maxn);
   int prev_first = 0; /* first node of level d-1 */
   for (int d = 0; d < L; d++) {
     int first = P->nodes.n;
+    /* pass 1: every invocation of the level reserves the reads that pin its level */
     for (int m = 0; m < cnt[d]; m++) {
       LcuSoacKind kind = pick_kind(P, ~0u);
-      int nin = 0, want = 1 + gen_below(P, s->fanin);
+      int *in = ins + (size_t)m * (size_t)cap, nin = 0;
       if (d == 0) {
         in[nin++] = pick_value(P, roots, s->sizes);
       } else {
@@ -217,14 +237,16 @@ static void plan_random(GenPlan *P) {
             nz_vec_push(all, v);
             if (val(P, v)->is_array) nz_vec_push(arrs, v);
           }
-        if (kind != LS_ONCE && arrs.n == 0 && s->fanin < 2)
+        int a = kind == LS_ONCE ? -1 : pick_open(P, arrs.v, arrs.n);
+        if (kind != LS_ONCE && a < 0 && s->fanin < 2)
           kind = LS_ONCE; /* only ONCE reads a lone scalar within fanin=1 */
         if (kind == LS_ONCE) {
           in[nin++] = pick_value(P, all.v, all.n);
-        } else if (arrs.n) {
-          in[nin++] = pick_value(P, arrs.v, arrs.n);
+        } else if (a >= 0) {
+          in[nin++] = a;
         } else {
-          /* level d-1 made only scalars: iterate over an older array, capture one */
+          /* no level d-1 array with room: iterate over an older array (inputs
+           * always have room) and read a level d-1 value as a capture */
           IntVec older = {0};
           for (int v = 0; v < P->vals.n; v++)
             if (val(P, v)->is_array && val(P, v)->level < d - 1) nz_vec_push(older, v);
@@ -235,12 +257,22 @@ static void plan_random(GenPlan *P) {
         nz_vec_free(arrs);
         nz_vec_free(all);
       }
-      add_extras(P, kind, d, in, &nin, want - nin, s->fanin);
-      add_node(P, kind, nin, in);
+      for (int k = 0; k < nin; k++) val(P, in[k])->nconsumers++;
+      kinds[m] = kind;
+      nins[m] = nin;
+    }
+    /* pass 2: extras where there is room, then the invocations themselves */
+    for (int m = 0; m < cnt[d]; m++) {
+      int *in = ins + (size_t)m * (size_t)cap, nin = nins[m], want = 1 + gen_below(P, s->fanin);
+      add_extras(P, kinds[m], d, in, &nin, want - nin, s->fanin);
+      add_node_counted(P, kinds[m], nin, in, nins[m]);
     }
     prev_first = first;
   }
-  free(in);
+  free(kinds);
+  free(ins);
+  free(nins);
+  free(room);
   free(cnt);
   free(roots);
 }

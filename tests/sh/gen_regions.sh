@@ -18,8 +18,9 @@ fail() {
   failures=$((failures + 1))
 }
 
-# region_shape FILE: "INVOCATIONS DEPTH MAXARGS" from main's `let ... = run kN(args) in`
-# lines; depth(v) = 1 + the largest depth among the run's arguments (inputs 0).
+# region_shape FILE: "INVOCATIONS DEPTH MAXARGS MAXREADERS" from main's
+# `let ... = run kN(args) in` lines; depth(v) = 1 + the largest depth among the
+# run's arguments (inputs 0); readers: invocations reading one result (not inputs).
 region_shape() {
   awk '
     /^function main/ { inmain = 1; next }
@@ -28,13 +29,17 @@ region_shape() {
       lhs = line; sub(/ = run .*/, "", lhs); sub(/^ *let /, "", lhs); gsub(/[() ]/, "", lhs)
       args = line; sub(/.*= run k[0-9]+\(/, "", args); sub(/\) in *$/, "", args); gsub(/ /, "", args)
       n = split(args, a, ","); d = 0
-      for (k = 1; k <= n; k++) if (depth[a[k]] > d) d = depth[a[k]]
+      for (k = 1; k <= n; k++)
+        if (a[k] in depth) { # a result; inputs are never entered (depth 0)
+          if (depth[a[k]] > d) d = depth[a[k]]
+          if (++readers[a[k]] > maxr) maxr = readers[a[k]]
+        }
       d++
       m = split(lhs, b, ",")
       for (k = 1; k <= m; k++) depth[b[k]] = d
       inv++; if (d > maxd) maxd = d; if (n > maxargs) maxargs = n
     }
-    END { print inv + 0, maxd + 0, maxargs + 0 }' "$1"
+    END { print inv + 0, maxd + 0, maxargs + 0, maxr + 0 }' "$1"
 }
 
 # check_runs SPEC...: generate, check, run on random inputs with two seeds.
@@ -64,7 +69,7 @@ for fam in random chain siblings diamond trap; do
     [ $fam = trap ] && [ $k -lt 4 ] && continue
     for seed in 1 2 3 4 5; do
       check_runs --family=$fam --kernels=$k --seed=$seed || continue
-      read -r inv depth maxargs < <(region_shape "$tmp/r.lcu")
+      read -r inv depth maxargs maxr < <(region_shape "$tmp/r.lcu")
       [ "$inv" = "$k" ] || fail "family=$fam kernels=$k seed=$seed: $inv invocations"
     done
   done
@@ -76,19 +81,24 @@ for spec in "random 30 1" "random 30 7" "random 60 12" "random 12 12" "chain 20 
   set -- $spec
   for seed in 1 2 3; do
     check_runs --family=$1 --kernels=$2 --chain=$3 --seed=$seed || continue
-    read -r inv depth maxargs < <(region_shape "$tmp/r.lcu")
+    read -r inv depth maxargs maxr < <(region_shape "$tmp/r.lcu")
     [ "$inv" = "$2" ] || fail "family=$1 kernels=$2 chain=$3 seed=$seed: $inv invocations"
     [ "$depth" = "$3" ] || fail "family=$1 kernels=$2 chain=$3 seed=$seed: depth $depth"
   done
 done
 
-# --- random: fanin bounds the arguments of every invocation; other keys vary --
+# --- random: fanin bounds the arguments of every invocation, fanout the readers
+# of every result; other keys vary ---------------------------------------------
 for fanin in 1 2 4; do
-  for seed in 1 2 3 4; do
-    check_runs --kernels=40 --chain=6 --fanin=$fanin --fanout=2 --sizes=3 --shared=0.8 --seed=$seed || continue
-    read -r inv depth maxargs < <(region_shape "$tmp/r.lcu")
-    [ "$maxargs" -le "$fanin" ] || fail "fanin=$fanin seed=$seed: an invocation reads $maxargs values"
-    [ "$depth" = 6 ] || fail "fanin=$fanin seed=$seed: depth $depth"
+  for fanout in 1 2 5; do
+    for seed in 1 2 3; do
+      check_runs --kernels=40 --chain=6 --fanin=$fanin --fanout=$fanout --sizes=3 --shared=0.8 --seed=$seed || continue
+      read -r inv depth maxargs maxr < <(region_shape "$tmp/r.lcu")
+      what="fanin=$fanin fanout=$fanout seed=$seed"
+      [ "$maxargs" -le "$fanin" ] || fail "$what: an invocation reads $maxargs values"
+      [ "$maxr" -le "$fanout" ] || fail "$what: a result has $maxr readers"
+      [ "$depth" = 6 ] || fail "$what: depth $depth"
+    done
   done
 done
 check_runs --kernels=50 --shared=0 --sizes=5 --seed=3

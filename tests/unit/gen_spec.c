@@ -195,6 +195,19 @@ static void test_depth(void) {
   parses("kernels=40,chain=5,fanin=3,sizes=3", &s);
   lcu_program_free(gen_region_stats(&s, &st));
   CHECK("fanin bounds the values an invocation reads", st.max_fanin <= 3);
+  CHECK("fanout bounds the readers of a result", st.max_fanout <= 3);
+  int over = 0;
+  for (int seed = 1; seed <= 30; seed++) {
+    char text[96];
+    snprintf(text, sizeof text, "kernels=50,chain=%d,fanout=%d,seed=%d", 2 + seed % 9, 1 + seed % 3, seed);
+    parses(text, &s);
+    lcu_program_free(gen_region_stats(&s, &st));
+    if (st.max_fanout > s.fanout || st.depth != s.chain) {
+      printf("# %s: max fan-out %d, depth %d\n", text, st.max_fanout, st.depth);
+      over++;
+    }
+  }
+  CHECK("random: fanout and depth hold for 30 specs", over == 0);
   CHECK("sizes bounds the inputs", st.inputs >= 1 && st.inputs <= 3);
   parses("family=trap,kernels=18", &s);
   lcu_program_free(gen_region_stats(&s, &st));
