@@ -156,6 +156,18 @@ grep -q 'let s2 = run k2(a1, x0) in' "$tmp/t.lcu" || fail "trap: R must read M's
 grep -q 'let s6 = run k6(x0) in' "$tmp/t.lcu" || fail "trap: R2 must read M's input only"
 grep -q 'let s13 = run k13(x0) in' "$tmp/t.lcu" || fail "trap: the leftover kernel is a REDUCE over x0"
 
+# --- the example in generators/README.md is what nessie-gen prints -----------
+# (its result was checked against an independent Python model of the program
+# and of the interpreter's random inputs)
+sed -n '/^\$ nessie-gen --kernels=6 --chain=3 --seed=6$/,/^\$ nessie-gen --kernels=6 --chain=3 --seed=6 >/p' \
+  generators/README.md | sed '1d;$d' >"$tmp/doc.lcu"
+"$gen" --kernels=6 --chain=3 --seed=6 >"$tmp/ex.lcu"
+[ -s "$tmp/doc.lcu" ] || fail "generators/README.md: example not found"
+cmp -s "$tmp/doc.lcu" "$tmp/ex.lcu" || { fail "generators/README.md example differs from nessie-gen's output"; diff "$tmp/doc.lcu" "$tmp/ex.lcu" | head -n 10; }
+got=$("$nessie" lcu run "$tmp/ex.lcu" --random-inputs --seed=1 2>&1)
+[ "$got" = "(0, [-6, -19, -3, -23, -22, -7, -15], [2, 9, 0, 10, 10, 2, 7])" ] ||
+  fail "the README example prints $got"
+
 # --- bad command lines exit 2 with a message ---------------------------------
 bad() { # bad 'expected message part' ARGS...
   local want=$1
