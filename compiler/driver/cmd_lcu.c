@@ -158,7 +158,8 @@ int drv_cmd_lcu(int argc, char **argv) {
       } else {
         NzBuf b = {0};
         lcu_value_print(&b, result);
-        printf("%s\n", b.s ? b.s : "");
+        if (b.len) fwrite(b.s, 1, b.len, stdout); /* a '\0' char is part of the value */
+        putchar('\n');
         nz_buf_free(&b);
         lcu_value_release(result);
       }
