@@ -3,6 +3,7 @@
  * results like NESL. `emit` and `build` belong to later stages of the pipeline. */
 #include "driver.h"
 #include "nesl.h"
+#include <malloc.h>
 
 typedef struct {
   bool run;
@@ -142,6 +143,10 @@ int drv_cmd_nesl(int argc, char **argv) {
     usage(stderr);
     return NZ_EXIT_USAGE;
   }
+  /* The interpreter allocates and frees many large sequences: keep freed memory in the
+   * process instead of returning it to the kernel, which must zero it again. */
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);
   j.env = nesl_env_new();
   int rc = nesl_run_on_big_stack(job_main, &j);
   fflush(stdout);

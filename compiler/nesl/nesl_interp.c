@@ -260,13 +260,18 @@ static NlVal call_prim(const NlPrim *p, NlVal arg) {
 static NlVal call_prim_expr(const NlPrim *p, NlExpr *arg, NlFrame *fr) {
   NlVal a[8];
   int i = 0;
+  int nroots = 0;
   while (i < p->arity - 1 && arg->k == E_PAIR) {
     a[i] = eval(arg->a, fr);
-    root_push(&a[i++]);
+    if (a[i].k > V_CHAR) { /* scalars hold no heap object */
+      root_push(&a[i]);
+      nroots++;
+    }
+    i++;
     arg = arg->b;
   }
   NlVal rest = eval(arg, fr);
-  UNROOT(i);
+  UNROOT(nroots);
   for (; i < p->arity - 1; i++) {
     a[i] = rest.p->a;
     rest = rest.p->b;
@@ -465,18 +470,20 @@ static NlVal eval(NlExpr *e, NlFrame *fr) {
     }
   case E_PAIR: {
     NlVal a = eval(e->a, fr);
-    root_push(&a);
+    bool heap = a.k > V_CHAR;
+    if (heap) root_push(&a);
     NlVal b = eval(e->b, fr);
-    UNROOT(1);
+    if (heap) UNROOT(1);
     return nesl_mk_pair(a, b);
   }
   case E_CALL: {
     NzLoc saved = cur_loc;
     if (e->user) cur_loc = e->loc;
     NlVal f = eval(e->a, fr);
-    root_push(&f);
+    bool rooted = e->a->k != E_VAR; /* a variable's value is rooted by its frame or global */
+    if (rooted) root_push(&f);
     r = apply(f, e->b, r, fr);
-    UNROOT(1);
+    if (rooted) UNROOT(1);
     cur_loc = saved;
     if ((r.k == V_INT || (r.k == V_SEQ && r.s->n == 0 && r.s->ek == EK_BOXED)) && e->ty)
       r = fix_unknown(e, r);
