@@ -56,7 +56,7 @@ static bool class_has(int cls, NlTyKind k) {
 /* Does class a contain class b? */
 static bool class_sub(int a, int b) {
   if (a == b || a == CL_ANY) return true;
-  if (a == CL_SCALAR) return true;
+  if (a == CL_SCALAR) return b != CL_ANY;
   if (a == CL_ORDINAL) return b == CL_NUMBER;
   return false;
 }
