@@ -200,6 +200,7 @@ int fus_sched_greedy_up(const FusGraph *g, FusOptions *opt, FusSchedule *out);  
  * merge with fus_legal_merge instead of the incremental check (for tests). */
 void fus_greedy(const FusGraph *g, int *cl, int down, int reference);
 int fus_sched_ilp(const FusGraph *g, FusOptions *opt, FusSchedule *out);         /* sched_ilp.c */
+int fus_sched_ilp_bare(const FusGraph *g, FusOptions *opt, FusSchedule *out);    /* sched_ilp.c */
 int fus_sched_exhaustive(const FusGraph *g, FusOptions *opt, FusSchedule *out);  /* exhaustive.c */
 
 /* -------------------------------------------------------- exhaustive.c */
@@ -234,8 +235,11 @@ typedef struct {
   int *ra, *rb; /* per column: o_i: i; f_ij, d_ij: i, j; k_j: j; c_a: a; t_ia: i, a */
 } FusIlp;
 
-/* The reference formulation of paper §8 as corrected in fusion/ILP.md. */
+/* The reference formulation of paper §8 as corrected in fusion/ILP.md, with
+ * its implied rows (implied = 1, what fus_ilp_build and `ilp` use) or
+ * without them (0, the `ilp-bare` scheduler, kept to measure what they buy). */
 FusIlp *fus_ilp_build(const FusGraph *g);
+FusIlp *fus_ilp_build_variant(const FusGraph *g, int implied);
 void fus_ilp_free(FusIlp *m);
 /* Clusters from equal o values of a solution vector. */
 void fus_ilp_recover(const FusIlp *m, const double *x, int *cl);

@@ -70,7 +70,80 @@ static int fcol(int fbase, int n, int i, int j) {
   return fbase + i * n - i * (i + 1) / 2 + (j - i - 1);
 }
 
-FusIlp *fus_ilp_build(const FusGraph *g) {
+/* Implied rows (ILP.md, "Implied rows"): valid for every legal partition, so
+ * the optimum is unchanged, but they make the LP relaxation see what the
+ * o/big-M rows hide from it.
+ *  - implied_apart_i_j: f_ij >= 1 when i ⇝ m ⇝ j and m can share a cluster
+ *    with only one of them (acyclicity would pull m into i and j's cluster).
+ *    Closed by increasing j - i, each pair with bit operations on the path
+ *    matrix.
+ *  - kernels_clique: sum k >= the size of a set of pairwise-apart invocations
+ *    (greedy clique), each of which needs its own kernel. */
+static void add_implied(FusIlp *m, const FusGraph *g, int fbase) {
+  int n = g->ninv, W = g->words;
+  if (n < 2) return;
+  NzArena *A = m->arena;
+  uint64_t *apart = nz_xcalloc((size_t)n * (size_t)W, sizeof(uint64_t));
+  uint64_t *to = nz_xcalloc((size_t)n * (size_t)W, sizeof(uint64_t)); /* to[j] bit m: m ⇝ j */
+#define BIT(M, r, c) ((M)[(size_t)(r) * (size_t)W + (size_t)((c) >> 6)] >> ((c)&63) & 1u)
+#define SET(M, r, c) ((M)[(size_t)(r) * (size_t)W + (size_t)((c) >> 6)] |= (uint64_t)1 << ((c)&63))
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      if (i != j && !fus_pair_ok(g, i, j, NULL)) SET(apart, i, j);
+      if (fus_path(g, i, j)) SET(to, j, i);
+    }
+  for (int gap = 2; gap < n; gap++)
+    for (int i = 0; i + gap < n; i++) {
+      int j = i + gap;
+      if (BIT(apart, i, j) || !fus_path(g, i, j)) continue;
+      const uint64_t *from_i = g->path + (size_t)i * (size_t)W, *to_j = to + (size_t)j * (size_t)W;
+      const uint64_t *ai = apart + (size_t)i * (size_t)W, *aj = apart + (size_t)j * (size_t)W;
+      int hit = 0;
+      for (int w = 0; w < W && !hit; w++) hit = (from_i[w] & to_j[w] & (ai[w] | aj[w])) != 0;
+      if (!hit) continue;
+      SET(apart, i, j);
+      SET(apart, j, i);
+      row_begin(m, nz_sprintf(A, "implied_apart_%d_%d", i, j), 'G', 1);
+      term(m, fcol(fbase, n, i, j), 1);
+    }
+  /* Greedy clique: repeatedly add the invocation apart from every member so
+   * far that is apart from the most others. */
+  int *deg = nz_xcalloc((size_t)n, sizeof(int));
+  char *in = nz_xcalloc((size_t)n, 1);
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) deg[i] += (int)BIT(apart, i, j);
+  int size = 0;
+  NZ_VEC(int) members = {0};
+  for (;;) {
+    int best = -1;
+    for (int i = 0; i < n; i++) {
+      if (in[i]) continue;
+      int ok = 1;
+      for (int k = 0; k < members.n && ok; k++) ok = (int)BIT(apart, i, members.v[k]);
+      if (ok && (best < 0 || deg[i] > deg[best])) best = i;
+    }
+    if (best < 0) break;
+    in[best] = 1;
+    nz_vec_push(members, best);
+    size++;
+  }
+  if (size > 1) {
+    row_begin(m, nz_sprintf(A, "kernels_clique"), 'G', size);
+    for (int j = 0; j < m->ncols; j++)
+      if (m->role[j] == 'k') term(m, j, 1);
+  }
+#undef BIT
+#undef SET
+  nz_vec_free(members);
+  free(deg);
+  free(in);
+  free(apart);
+  free(to);
+}
+
+FusIlp *fus_ilp_build(const FusGraph *g) { return fus_ilp_build_variant(g, 1); }
+
+FusIlp *fus_ilp_build_variant(const FusGraph *g, int implied) {
   int n = g->ninv;
   FusIlp *m = nz_xcalloc(1, sizeof *m);
   NzArena *A = m->arena = nz_arena_new();
@@ -157,6 +230,7 @@ FusIlp *fus_ilp_build(const FusGraph *g) {
       if (x->producer >= 0) term(m, fcol(fbase, n, x->producer, i), -1);
     }
   }
+  if (implied) add_implied(m, g, fbase);
   return m;
 }
 

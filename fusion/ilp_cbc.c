@@ -62,6 +62,7 @@ int fus_ilp_solve_cbc(const FusIlp *m, double time_limit, const double *start, d
     char sec[32];
     snprintf(sec, sizeof sec, "%g", time_limit);
     Cbc_setMaximumSeconds(model, time_limit);
+    Cbc_setParameter(model, "timeMode", "elapsed"); /* wall clock, not CPU time */
     Cbc_setParameter(model, "sec", sec);
   }
   int *all = NULL;

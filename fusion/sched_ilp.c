@@ -42,9 +42,9 @@ static void better_greedy(const FusGraph *g, FusOptions *opt, int *cl) {
   free(b.cl);
 }
 
-int fus_sched_ilp(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
+static int solve(const FusGraph *g, FusOptions *opt, FusSchedule *out, int implied) {
   double t0 = now();
-  FusIlp *m = fus_ilp_build(g);
+  FusIlp *m = fus_ilp_build_variant(g, implied);
   out->build_seconds = now() - t0;
   out->nvars = m->ncols;
   out->nconstraints = m->nrows;
@@ -93,3 +93,6 @@ int fus_sched_ilp(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
   fus_ilp_free(m);
   return 0;
 }
+
+int fus_sched_ilp(const FusGraph *g, FusOptions *opt, FusSchedule *out) { return solve(g, opt, out, 1); }
+int fus_sched_ilp_bare(const FusGraph *g, FusOptions *opt, FusSchedule *out) { return solve(g, opt, out, 0); }

@@ -10,12 +10,13 @@
 #include <glpk.h>
 #include <unistd.h>
 
-static int check_solver(const FusGraph *g, FusSolver s, double opt, int *maxv, int *maxc, double *secs, long *nodes) {
+static int check_sched(const FusGraph *g, const char *sched, FusSolver s, double opt, int *maxv, int *maxc,
+                       double *secs, long *nodes) {
   FusOptions o;
   fus_options_default(&o);
   o.solver = s;
   FusSchedule sc;
-  if (fus_schedule(g, "ilp", &o, &sc) != 0) return 0;
+  if (fus_schedule(g, sched, &o, &sc) != 0) return 0;
   FusCost c;
   fus_cost(g, sc.cl, &c);
   int ok = sc.status == FUS_ST_OPTIMAL && c.objective == opt && sc.solver_objective > opt - 0.5 &&
@@ -24,7 +25,7 @@ static int check_solver(const FusGraph *g, FusSolver s, double opt, int *maxv, i
     NzBuf b = {0};
     fus_graph_print(&b, g);
     fus_partition_print(&b, g, sc.cl);
-    printf("  %s: status %s, cost %.0f, solver %.1f, exhaustive %.0f\n%s\n", s == FUS_CBC ? "cbc" : "glpk",
+    printf("  %s (%s): status %s, cost %.0f, solver %.1f, exhaustive %.0f\n%s\n", sched, s == FUS_CBC ? "cbc" : "glpk",
            fus_status_name(sc.status), c.objective, sc.solver_objective, opt, b.s);
     nz_buf_free(&b);
   }
@@ -34,6 +35,10 @@ static int check_solver(const FusGraph *g, FusSolver s, double opt, int *maxv, i
   if (sc.nodes > 0) *nodes += sc.nodes;
   fus_schedule_free(&sc);
   return ok;
+}
+
+static int check_solver(const FusGraph *g, FusSolver s, double opt, int *maxv, int *maxc, double *secs, long *nodes) {
+  return check_sched(g, "ilp", s, opt, maxv, maxc, secs, nodes);
 }
 
 /* Every partition of g (restricted growth strings); for each legal one the
@@ -63,7 +68,7 @@ static void every_partition(const FusGraph *g, const FusIlp *m, int *cl, int i, 
 
 int main(void) {
   enum { REGIONS = 240 };
-  int bad_glpk = 0, bad_cbc = 0, bad_greedy = 0, fused = 0, greedy_worse = 0;
+  int bad_glpk = 0, bad_cbc = 0, bad_bare = 0, bad_greedy = 0, fused = 0, greedy_worse = 0;
   int maxv = 0, maxc = 0, big = 0;
   double tg = 0, tc = 0;
   long ng = 0, nc = 0, legal_total = 0;
@@ -80,6 +85,14 @@ int main(void) {
     big += n == 8;
     if (!check_solver(g, FUS_GLPK, opt, &maxv, &maxc, &tg, &ng)) bad_glpk++;
     if (!check_solver(g, FUS_CBC, opt, &maxv, &maxc, &tc, &nc)) bad_cbc++;
+    /* The model without its implied rows, on every other region. */
+    if (r % 2 == 0) {
+      int v0 = 0, c0 = 0;
+      double t0 = 0;
+      long n0 = 0;
+      if (!check_sched(g, "ilp-bare", FUS_GLPK, opt, &v0, &c0, &t0, &n0)) bad_bare++;
+      if (!check_sched(g, "ilp-bare", FUS_CBC, opt, &v0, &c0, &t0, &n0)) bad_bare++;
+    }
     const char *greedy[] = {"greedy-down", "greedy-up", "none"};
     for (int k = 0; k < 3; k++) {
       FusOptions o;
@@ -104,14 +117,17 @@ int main(void) {
   long assigned = 0, bad_assign = 0;
   for (int r = 1; r <= 120; r++) {
     FusGraph *g = fus_graph_random((uint64_t)r, 1 + r % 7);
-    FusIlp *m = fus_ilp_build(g);
-    int cl[8];
-    every_partition(g, m, cl, 0, 0, &assigned, &bad_assign);
-    fus_ilp_free(m);
+    for (int implied = 0; implied < 2; implied++) {
+      FusIlp *m = fus_ilp_build_variant(g, implied);
+      int cl[8];
+      every_partition(g, m, cl, 0, 0, &assigned, &bad_assign);
+      fus_ilp_free(m);
+    }
     fus_graph_free(g);
   }
   printf("  %ld legal partitions assigned\n", assigned);
-  CHECK("every legal partition is feasible at its cost", bad_assign == 0 && assigned > 300);
+  CHECK("every legal partition is feasible at its cost (with and without implied rows)",
+        bad_assign == 0 && assigned > 600);
   /* A few larger ones (10 invocations: up to 115,975 partitions each). */
   long legal10 = 0;
   for (int r = 1; r <= 10; r++) {
@@ -127,6 +143,7 @@ int main(void) {
   printf("  10 regions of 10 invocations: %ld legal partitions; totals now glpk %.3f s, cbc %.3f s\n", legal10, tg, tc);
   CHECK("ILP(glpk) == exhaustive", bad_glpk == 0);
   CHECK("ILP(cbc) == exhaustive", bad_cbc == 0);
+  CHECK("ILP without implied rows == exhaustive (glpk, cbc)", bad_bare == 0);
   CHECK("no heuristic beats the optimum", bad_greedy == 0);
   CHECK("the sample is not trivial", fused > REGIONS / 2 && greedy_worse > 0 && big >= 25);
 
