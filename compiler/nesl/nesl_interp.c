@@ -103,8 +103,11 @@ static void gc(void) {
   gc_threshold = bytes_live > ((size_t)32 << 20) ? 2 * bytes_live : ((size_t)64 << 20);
 }
 
+/* NESL_GC_STRESS=1 collects on every function entry (to test the rooting discipline). */
+static int gc_stress = -1;
 static inline void maybe_gc(void) {
-  if (bytes_since_gc > gc_threshold) gc();
+  if (gc_stress < 0) gc_stress = getenv("NESL_GC_STRESS") != NULL;
+  if (bytes_since_gc > gc_threshold || (gc_stress && bytes_since_gc > 0)) gc();
 }
 
 /* ---------- sequences ---------- */
