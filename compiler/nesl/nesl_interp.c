@@ -283,8 +283,15 @@ static NlVal call_prim_expr(const NlPrim *p, NlExpr *arg, NlFrame *fr) {
   return p->fn(a);
 }
 
+/* Where the evaluator's stack starts and how deep it may grow (nesl_run_on_big_stack). */
+static char *stack_base;
+static size_t stack_limit;
+
 static NlVal run_body(NlFn *fn, NlPat *pat, NlExpr *body, int nslots, NlExpr *arge, NlVal argv,
                       NlFrame *efr, NlFrame *up) {
+  char probe;
+  if (stack_base && (size_t)(stack_base - &probe) > stack_limit)
+    nesl_rt_error("Recursion too deep: the evaluation stack is exhausted.");
   NlVal slots[nslots > 0 ? nslots : 1];
   memset(slots, 0, sizeof slots);
   NlFrame nf = {slots, nslots, up, live_frames};
@@ -637,21 +644,27 @@ typedef struct {
   int (*fn)(void *);
   void *arg;
   int rc;
+  size_t size;
 } Thunk;
 
 static void *thread_main(void *p) {
   Thunk *t = p;
+  char base;
+  stack_base = &base;
+  stack_limit = t->size - t->size / 8; /* leave room for the frames below a call */
   t->rc = t->fn(t->arg);
+  stack_base = NULL;
   return NULL;
 }
 
 int nesl_run_on_big_stack(int (*fn)(void *), void *arg) {
-  Thunk t = {fn, arg, 0};
+  Thunk t = {fn, arg, 0, 0};
   static const size_t sizes[] = {(size_t)4 << 30, (size_t)1 << 30, (size_t)256 << 20};
   for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
     pthread_attr_t at;
     pthread_t th;
     if (pthread_attr_init(&at)) break;
+    t.size = sizes[i];
     if (pthread_attr_setstacksize(&at, sizes[i]) == 0 &&
         pthread_create(&th, &at, thread_main, &t) == 0) {
       pthread_attr_destroy(&at);
