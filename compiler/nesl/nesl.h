@@ -182,6 +182,7 @@ typedef struct {
   NlType *ty;      /* generic (may contain TY_GEN) */
   NlVal val;
   bool defined;    /* has a value (false for signature-only declarations) */
+  bool serial;     /* does file or process I/O: may not be called in an apply-to-each */
   NlDecl *decl;    /* D_FUN defining it */
 } NlGlobal;
 

@@ -3,6 +3,7 @@
  * at top-level definitions, datatypes as nominal records. It also resolves every variable
  * to a frame slot or a global, which is what the interpreter runs on. */
 #include "nesl.h"
+#include <ctype.h>
 
 /* ---------- types ---------- */
 static NlEnv *g_env; /* the environment whose arena holds types being built */
@@ -273,6 +274,8 @@ typedef struct {
   NZ_VEC(Local) scope;
   int depth;
   int nslots[64]; /* per frame depth */
+  int in_each;      /* inside the body or sieve of an apply-to-each */
+  bool serial_seen; /* the form refers to a serial-only global (NESL.md 4.7) */
   bool failed;
 } C;
 
@@ -496,12 +499,26 @@ static NlType *check_var(C *c, NlExpr *e) {
   }
   e->vk = VK_GLOBAL;
   e->slot = g;
+  if (c->env->globals.v[g].serial) {
+    if (c->in_each) {
+      char up[256];
+      size_t i;
+      for (i = 0; e->name[i] && i < sizeof up - 1; i++) up[i] = (char)toupper((unsigned char)e->name[i]);
+      up[i] = 0;
+      nz_error_at(e->loc, "Cannot call %s in parallel.", up);
+      c->failed = true;
+      return NULL;
+    }
+    c->serial_seen = true;
+  }
   return instantiate(c->env->globals.v[g].ty);
 }
 
 static const char *callee_name(NlExpr *f) {
   return f->k == E_VAR ? f->name : "a function";
 }
+
+static NlType *check_each_body(C *c, NlExpr *e);
 
 static NlType *check_each(C *c, NlExpr *e) {
   int mark = c->scope.n;
@@ -522,6 +539,15 @@ static NlType *check_each(C *c, NlExpr *e) {
     }
     if (!bind_pattern(c, e->pats[i], el, false)) return NULL;
   }
+  c->in_each++;
+  NlType *bt = check_each_body(c, e);
+  c->in_each--;
+  if (!bt) return NULL;
+  c->scope.n = mark;
+  return ty_seq(bt);
+}
+
+static NlType *check_each_body(C *c, NlExpr *e) {
   if (e->b) {
     NlType *st = check(c, e->b);
     if (!st) return NULL;
@@ -534,8 +560,7 @@ static NlType *check_each(C *c, NlExpr *e) {
   NlType *bt = check(c, e->a);
   if (!bt) return NULL;
   e->a->ty = bt;
-  c->scope.n = mark;
-  return ty_seq(bt);
+  return bt;
 }
 
 static NlType *check(C *c, NlExpr *e) {
@@ -732,6 +757,7 @@ static int check_fun(C *c, NlDecl *d) {
   }
   d->nslots = c->nslots[0];
   c->scope.n = 0;
+  env->globals.v[g].serial = c->serial_seen;
   env->globals.v[g].ty = generalize(ft);
   d->ty = env->globals.v[g].ty;
   return 1;

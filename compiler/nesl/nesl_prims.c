@@ -773,6 +773,11 @@ int nesl_load_basis(NlEnv *env) {
     env->globals.v[g].val.k = V_FN;
     env->globals.v[g].val.fn = fn;
     env->globals.v[g].defined = true;
+    /* file and process I/O is serial only (NESL.md 4.7) */
+    static const char *serial[] = {"__open", "__close", "__read_char", "__read_file", "__shell",
+                                   "__rand_seed", NULL};
+    for (int k = 0; serial[k]; k++)
+      if (!strcmp(p->name, serial[k])) env->globals.v[g].serial = true;
   }
   for (int f = 0; f < nesl_basis_nfiles; f++) {
     NzSource *src = nz_source_from_string(nesl_basis_files[f].name, nesl_basis_files[f].text);
