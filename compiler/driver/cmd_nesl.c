@@ -6,7 +6,7 @@
 #include <malloc.h>
 
 typedef struct {
-  bool run;
+  bool run, emit;
   const char *file, *expr;
   NlEnv *env;
   int depth;
@@ -69,10 +69,16 @@ static int process_source(Job *j, NzSource *src) {
       ok = 0;
       break;
     }
-    if (j->run)
+    if (j->emit) {
+      NzBuf b = {0};
+      nesl_decl_print(&b, d);
+      fputs(b.s, stdout);
+      nz_buf_free(&b);
+    } else if (j->run) {
       ok = nesl_eval_decl(j->env, d, true);
-    else
+    } else {
       print_check(d);
+    }
   }
   free(ds);
   fflush(stdout);
@@ -102,21 +108,30 @@ static int job_main(void *arg) {
 
 static void usage(FILE *f) {
   fputs("usage: nessie check PROG.nesl\n"
-        "       nessie run PROG.nesl [-e EXPR] [--interp=ast]\n",
+        "       nessie run PROG.nesl [-e EXPR] [--interp=ast]\n"
+        "       nessie emit PROG.nesl --stage=ast\n",
         f);
 }
 
 int drv_cmd_nesl(int argc, char **argv) {
   const char *cmd = argv[0];
-  if (!strcmp(cmd, "emit") || !strcmp(cmd, "build")) {
-    fprintf(stderr, "nessie %s: not implemented yet (the NESL front end stops at the AST "
-                    "interpreter)\n", cmd);
+  if (!strcmp(cmd, "build")) {
+    fprintf(stderr, "nessie build: not implemented yet (the NESL front end stops at the AST "
+                    "interpreter)\n");
     return NZ_EXIT_INTERNAL;
   }
   Job j = {0};
   j.run = !strcmp(cmd, "run");
+  j.emit = !strcmp(cmd, "emit");
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
+    if (j.emit && !strncmp(a, "--stage=", 8)) {
+      if (strcmp(a + 8, "ast")) {
+        fprintf(stderr, "nessie emit: stage '%s' is not implemented yet (only ast)\n", a + 8);
+        return NZ_EXIT_INTERNAL;
+      }
+      continue;
+    }
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       usage(stdout);
       return NZ_EXIT_OK;

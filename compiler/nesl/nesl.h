@@ -215,6 +215,9 @@ void nesl_value_print(NzBuf *b, NlVal v, NlType *t); /* top-level printer, NESL.
 void nesl_value_string(NzBuf *b, NlVal v);           /* `@v`, NESL.md §4.9 */
 void nesl_float_top(NzBuf *b, double x);             /* float at top level */
 void nesl_float_string(NzBuf *b, double x, int digits, bool force_sci); /* float_string */
+/* A checked top-level form printed back as NESL source, its type in a comment before it
+ * (fully parenthesised; parses back to the same program). */
+void nesl_decl_print(NzBuf *b, const NlDecl *d);
 
 /* ================= nesl_interp.c: evaluation ================= */
 /* Evaluate a checked top-level form; prints its result line when print is set. Returns 0

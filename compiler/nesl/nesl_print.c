@@ -359,3 +359,237 @@ static void vstr_any(NzBuf *b, NlVal v) {
 }
 
 void nesl_value_string(NzBuf *b, NlVal v) { vstr_any(b, v); }
+
+/* ---------- the AST, printed back as NESL (nessie emit --stage=ast) ---------- */
+static void tyx_str(NzBuf *b, const NlTyX *x) {
+  switch (x->k) {
+  case TX_NAME:
+    nz_buf_puts(b, x->name);
+    if (x->nargs) {
+      nz_buf_putc(b, '(');
+      for (int i = 0; i < x->nargs; i++) {
+        if (i) nz_buf_puts(b, ", ");
+        tyx_str(b, x->args[i]);
+      }
+      nz_buf_putc(b, ')');
+    }
+    return;
+  case TX_SEQ:
+    nz_buf_putc(b, '[');
+    tyx_str(b, x->a);
+    nz_buf_putc(b, ']');
+    return;
+  case TX_PAIR:
+  case TX_FUN:
+    nz_buf_putc(b, '(');
+    tyx_str(b, x->a);
+    nz_buf_puts(b, x->k == TX_PAIR ? ", " : " -> ");
+    tyx_str(b, x->b);
+    nz_buf_putc(b, ')');
+    return;
+  }
+}
+
+static void expr_str(NzBuf *b, const NlExpr *e);
+
+static void gens_str(NzBuf *b, const NlExpr *e) {
+  for (int i = 0; i < e->n; i++) {
+    if (i) nz_buf_puts(b, "; ");
+    nesl_pat_str(b, e->pats[i]);
+    nz_buf_puts(b, " in ");
+    expr_str(b, e->xs[i]);
+  }
+}
+
+static void expr_str(NzBuf *b, const NlExpr *e) {
+  switch (e->k) {
+  case E_INT: nz_buf_printf(b, e->ival < 0 ? "(%d)" : "%d", e->ival); return;
+  case E_FLOAT: {
+    char t[40];
+    snprintf(t, sizeof t, "%.17g", e->fval);
+    if (!strpbrk(t, ".eEin")) strcat(t, ".0");
+    nz_buf_printf(b, e->fval < 0 ? "(%s)" : "%s", t);
+    return;
+  }
+  case E_BOOL: nz_buf_puts(b, e->ival ? "t" : "f"); return;
+  case E_CHAR: nz_buf_printf(b, "`%c", (char)e->ival); return;
+  case E_STRING:
+    nz_buf_putc(b, '"');
+    for (int i = 0; i < e->slen; i++) {
+      if (e->name[i] == '"' || e->name[i] == '\\') nz_buf_putc(b, '\\');
+      nz_buf_putc(b, e->name[i]);
+    }
+    nz_buf_putc(b, '"');
+    return;
+  case E_VAR: nz_buf_puts(b, e->name); return;
+  case E_PAIR:
+    nz_buf_putc(b, '(');
+    expr_str(b, e->a);
+    nz_buf_puts(b, ", ");
+    expr_str(b, e->b);
+    nz_buf_putc(b, ')');
+    return;
+  case E_CALL:
+    if (e->a->k == E_VAR && e->a->op) {
+      const char *op = e->a->name;
+      if (!strcmp(op, "elt")) {
+        nz_buf_putc(b, '(');
+        expr_str(b, e->b->a);
+        nz_buf_putc(b, '[');
+        expr_str(b, e->b->b);
+        nz_buf_puts(b, "])");
+      } else if (!strcmp(op, "negate") || !strcmp(op, "#") || !strcmp(op, "@")) {
+        nz_buf_printf(b, "(%s", !strcmp(op, "negate") ? "-" : op);
+        expr_str(b, e->b);
+        nz_buf_putc(b, ')');
+      } else {
+        nz_buf_putc(b, '(');
+        expr_str(b, e->b->a);
+        nz_buf_printf(b, " %s ", op);
+        expr_str(b, e->b->b);
+        nz_buf_putc(b, ')');
+      }
+      return;
+    }
+    if (e->a->k == E_VAR) {
+      expr_str(b, e->a);
+    } else {
+      nz_buf_putc(b, '(');
+      expr_str(b, e->a);
+      nz_buf_putc(b, ')');
+    }
+    nz_buf_putc(b, '(');
+    expr_str(b, e->b);
+    nz_buf_putc(b, ')');
+    return;
+  case E_IF:
+    nz_buf_puts(b, "(if ");
+    expr_str(b, e->a);
+    nz_buf_puts(b, " then ");
+    expr_str(b, e->b);
+    nz_buf_puts(b, " else ");
+    expr_str(b, e->c);
+    nz_buf_putc(b, ')');
+    return;
+  case E_LET:
+    nz_buf_puts(b, "(let ");
+    for (int i = 0; i < e->n; i++) {
+      if (i) nz_buf_puts(b, "; ");
+      nesl_pat_str(b, e->pats[i]);
+      nz_buf_puts(b, " = ");
+      expr_str(b, e->xs[i]);
+    }
+    nz_buf_puts(b, " in ");
+    expr_str(b, e->a);
+    nz_buf_putc(b, ')');
+    return;
+  case E_SEQ:
+    nz_buf_putc(b, '[');
+    for (int i = 0; i < e->n; i++) {
+      if (i) nz_buf_puts(b, ", ");
+      expr_str(b, e->xs[i]);
+    }
+    nz_buf_putc(b, ']');
+    return;
+  case E_EMPTY:
+    nz_buf_puts(b, "([] ");
+    tyx_str(b, e->tyx);
+    nz_buf_putc(b, ')');
+    return;
+  case E_RANGE:
+    nz_buf_putc(b, '[');
+    expr_str(b, e->a);
+    nz_buf_puts(b, " : ");
+    expr_str(b, e->b);
+    if (e->c) {
+      nz_buf_puts(b, " : ");
+      expr_str(b, e->c);
+    }
+    nz_buf_putc(b, ']');
+    return;
+  case E_EACH:
+    nz_buf_putc(b, '{');
+    expr_str(b, e->a);
+    nz_buf_puts(b, " : ");
+    gens_str(b, e);
+    if (e->b) {
+      nz_buf_puts(b, " | ");
+      expr_str(b, e->b);
+    }
+    nz_buf_putc(b, '}');
+    return;
+  case E_LAMBDA:
+    nz_buf_puts(b, "((");
+    nesl_pat_str(b, e->pats[0]);
+    nz_buf_puts(b, ") => ");
+    expr_str(b, e->a);
+    nz_buf_putc(b, ')');
+    return;
+  case E_TIME:
+    nz_buf_puts(b, "time(");
+    expr_str(b, e->a);
+    nz_buf_putc(b, ')');
+    return;
+  }
+}
+
+void nesl_decl_print(NzBuf *b, const NlDecl *d) {
+  if (d->ty) {
+    nz_buf_puts(b, "% ");
+    switch (d->k) {
+    case D_FUN:
+    case D_DATA: nz_buf_printf(b, "%s : ", d->name); break;
+    case D_BIND:
+      nesl_pat_str(b, d->pat);
+      nz_buf_puts(b, " : ");
+      break;
+    default: nz_buf_puts(b, "it : "); break;
+    }
+    nesl_type_str(b, d->ty);
+    nz_buf_puts(b, " %\n");
+  }
+  switch (d->k) {
+  case D_FUN:
+    nz_buf_printf(b, "function %s(", d->name);
+    nesl_pat_str(b, d->pat);
+    nz_buf_putc(b, ')');
+    if (d->sig) {
+      nz_buf_puts(b, " : ");
+      tyx_str(b, d->sig);
+      if (d->nctx) {
+        nz_buf_puts(b, " :: (");
+        for (int i = 0; i < d->nctx; i++)
+          nz_buf_printf(b, "%s%s in %s", i ? "; " : "", d->ctx[i].var, d->ctx[i].cls);
+        nz_buf_putc(b, ')');
+      }
+    }
+    if (d->body) {
+      nz_buf_puts(b, " =\n  ");
+      expr_str(b, d->body);
+    }
+    break;
+  case D_DATA:
+    nz_buf_printf(b, "datatype %s(", d->name);
+    for (int i = 0; i < d->nfields; i++) {
+      if (i) nz_buf_puts(b, ", ");
+      tyx_str(b, d->fields[i]);
+    }
+    nz_buf_putc(b, ')');
+    if (d->nctx) {
+      nz_buf_puts(b, " :: (");
+      for (int i = 0; i < d->nctx; i++)
+        nz_buf_printf(b, "%s%s in %s", i ? "; " : "", d->ctx[i].var, d->ctx[i].cls);
+      nz_buf_putc(b, ')');
+    }
+    break;
+  case D_BIND:
+    nesl_pat_str(b, d->pat);
+    nz_buf_puts(b, " = ");
+    expr_str(b, d->body);
+    break;
+  case D_EXPR: expr_str(b, d->body); break;
+  case D_LOAD: nz_buf_printf(b, "load \"%s\"", d->name); break;
+  case D_IGNORED: nz_buf_printf(b, "%% %s (interactive command, ignored) %%", d->name); return;
+  }
+  nz_buf_puts(b, " $\n");
+}
