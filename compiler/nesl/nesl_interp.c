@@ -489,11 +489,19 @@ static NlVal eval(NlExpr *e, NlFrame *fr) {
   case E_CALL: {
     NzLoc saved = cur_loc;
     if (e->user) cur_loc = e->loc;
-    NlVal f = eval(e->a, fr);
-    bool rooted = e->a->k != E_VAR; /* a variable's value is rooted by its frame or global */
-    if (rooted) root_push(&f);
-    r = apply(f, e->b, r, fr);
-    if (rooted) UNROOT(1);
+    NlExpr *fe = e->a;
+    if (fe->k == E_VAR && fe->vk == VK_GLOBAL && E->globals.v[fe->slot].val.k == V_FN &&
+        E->globals.v[fe->slot].val.fn->k == FN_PRIM) {
+      /* the common case: an operator or basis primitive (primitives are never redefined
+       * in place, so the global's value is stable) */
+      r = call_prim_expr(E->globals.v[fe->slot].val.fn->prim, e->b, fr);
+    } else {
+      NlVal f = eval(fe, fr);
+      bool rooted = fe->k != E_VAR; /* a variable's value is rooted by its frame or global */
+      if (rooted) root_push(&f);
+      r = apply(f, e->b, r, fr);
+      if (rooted) UNROOT(1);
+    }
     cur_loc = saved;
     if ((r.k == V_INT || (r.k == V_SEQ && r.s->n == 0 && r.s->ek == EK_BOXED)) && e->ty)
       r = fix_unknown(e, r);
