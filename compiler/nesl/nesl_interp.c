@@ -122,6 +122,7 @@ int nesl_esize(int ek) {
 }
 
 NlSeq *nesl_seq_new(int ek, int n) {
+  if (n > (1 << 29)) nesl_rt_error("Sequence too long (%d elements).", n);
   NlSeq *s = nesl_rt_alloc(sizeof(NlSeq) + (size_t)nesl_esize(ek) * (size_t)(n > 0 ? n : 0));
   s->ek = ek;
   s->n = n;
@@ -539,6 +540,7 @@ static NlVal eval(NlExpr *e, NlFrame *fr) {
       nesl_rt_error("In [s:e:l], e must be >= to s, and l must be positive.");
     }
     int64_t n = ((int64_t)en - s + d - 1) / d;
+    if (n > (1 << 29)) nesl_rt_error("Sequence too long (%lld elements).", (long long)n);
     NlSeq *q = nesl_seq_new(EK_INT, (int)n);
     for (int64_t i = 0; i < n; i++) q->i[i] = (int32_t)(s + i * d);
     return mk_seqval(q);

@@ -154,6 +154,7 @@ static NlVal p_iseq(NlVal *a) {
   int32_t s = A0.i, d = A1.i, e = A2.i;
   if (d < 1 || s > e) nesl_rt_error("In [s:e:l], e must be >= to s, and l must be positive.");
   int64_t n = ((int64_t)e - s + d - 1) / d;
+  if (n > (1 << 29)) nesl_rt_error("Sequence too long (%lld elements).", (long long)n);
   NlSeq *q = nesl_seq_new(EK_INT, (int)n);
   for (int64_t i = 0; i < n; i++) q->i[i] = (int32_t)(s + i * d);
   return vseq(q);
@@ -455,7 +456,7 @@ static NlVal p_string(NlVal *a) {
 static NlVal p_float_string(NlVal *a) {
   if (A2.i && A1.i > 8) nesl_rt_error("In function exp_string, digits_after_point is too large.");
   NzBuf b = {0};
-  nesl_float_string(&b, A0.f, A2.i ? A1.i + 1 : 8, A2.i);
+  nesl_float_string(&b, A0.f, A2.i ? (A1.i < 0 ? 1 : A1.i + 1) : 8, A2.i);
   NlVal r = str_val(b.s ? b.s : "", b.len);
   nz_buf_free(&b);
   return r;
