@@ -247,7 +247,12 @@ static void pv(NzBuf *b, NlVal v, NlType *t) {
     return;
   }
   switch (v.k) {
-  case V_INT: nz_buf_printf(b, "%d", v.i); return;
+  case V_INT:
+    if (t->k == TY_FLOAT) /* the int zero of a reduction over an untyped empty sequence */
+      nesl_float_top(b, (double)v.i);
+    else
+      nz_buf_printf(b, "%d", v.i);
+    return;
   case V_BOOL: nz_buf_puts(b, v.i ? "T" : "F"); return;
   case V_CHAR: nz_buf_printf(b, "`%c", (char)v.i); return;
   case V_FLOAT: nesl_float_top(b, v.f); return;
