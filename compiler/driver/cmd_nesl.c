@@ -65,6 +65,12 @@ static int process_source(Job *j, NzSource *src) {
       continue;
     }
     if (d->k == D_IGNORED) continue;
+    if (d->k == D_SET) {
+      if (!j->emit) {
+        nesl_print_length = d->nfields < 0 ? 0 : d->nfields;
+        continue;
+      }
+    }
     if (!nesl_check_decl(j->env, d)) {
       ok = 0;
       break;

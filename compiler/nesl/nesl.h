@@ -96,7 +96,7 @@ typedef struct NlExpr {
   NlSeq *cached;      /* E_STRING, E_EMPTY: the (immutable) value, built once */
 } NlExpr;
 
-typedef enum { D_FUN, D_DATA, D_BIND, D_EXPR, D_LOAD, D_IGNORED } NlDeclKind;
+typedef enum { D_FUN, D_DATA, D_BIND, D_EXPR, D_LOAD, D_IGNORED, D_SET } NlDeclKind;
 typedef struct NlDecl {
   NlDeclKind k;
   NzLoc loc;
@@ -107,7 +107,7 @@ typedef struct NlDecl {
   NlCtxEntry *ctx;    /* D_FUN / D_DATA context */
   int nctx;
   NlTyX **fields;     /* D_DATA field types */
-  int nfields;
+  int nfields;        /* D_DATA: number of fields; D_SET: the value (set print_length N) */
   /* filled by the checker */
   int nslots;         /* frame size for the body */
   int global;         /* D_FUN, D_DATA: global slot defined */
@@ -212,6 +212,7 @@ NlType *nesl_type_resolve(NlType *t); /* follow VAR bindings */
 /* ================= nesl_print.c: printing ================= */
 void nesl_type_str(NzBuf *b, NlType *t); /* NESL syntax, with ":: (a in number)" context */
 void nesl_value_print(NzBuf *b, NlVal v, NlType *t); /* top-level printer, NESL.md §4.8 */
+extern int nesl_print_length; /* elements of a sequence printed (set print_length N) */
 void nesl_value_string(NzBuf *b, NlVal v);           /* `@v`, NESL.md §4.9 */
 void nesl_float_top(NzBuf *b, double x);             /* float at top level */
 void nesl_float_string(NzBuf *b, double x, int digits, bool force_sci); /* float_string */

@@ -666,6 +666,15 @@ static NlDecl *toplevel(P *p) {
         /* Interactive commands have no meaning in a batch run: skip to the terminator. */
         NlDecl *d = mk_decl(p, D_IGNORED, t->loc);
         d->name = t->s;
+        next(p);
+        /* except `set print_length N`, which changes how results print */
+        if (t->s == nz_intern_cstr("set") && at(p, T_IDENT) &&
+            peek(p)->s == nz_intern_cstr("print_length") && peek2(p)->k == T_INT) {
+          next(p);
+          d->k = D_SET;
+          d->name = nz_intern_cstr("print_length");
+          d->nfields = (int)next(p)->i;
+        }
         while (!is_end(p) && !at(p, T_EOF)) next(p);
         expect_end(p);
         return d;

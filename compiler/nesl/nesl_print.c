@@ -218,7 +218,7 @@ static void print_char_seq(NzBuf *b, const NlSeq *s) {
   nz_buf_putc(b, '"');
 }
 
-enum { PRINT_LENGTH = 100 };
+int nesl_print_length = 100;
 
 static void pv(NzBuf *b, NlVal v, NlType *t);
 
@@ -266,7 +266,7 @@ static void pv(NzBuf *b, NlVal v, NlType *t) {
     }
     nz_buf_putc(b, '[');
     for (int i = 0; i < s->n; i++) {
-      if (i == PRINT_LENGTH) {
+      if (i == nesl_print_length) {
         nz_buf_puts(b, ",...");
         break;
       }
@@ -594,7 +594,8 @@ void nesl_decl_print(NzBuf *b, const NlDecl *d) {
     break;
   case D_EXPR: expr_str(b, d->body); break;
   case D_LOAD: nz_buf_printf(b, "load \"%s\"", d->name); break;
-  case D_IGNORED: nz_buf_printf(b, "%% %s (interactive command, ignored) %%", d->name); return;
+  case D_IGNORED: nz_buf_printf(b, "%% %s (interactive command, ignored) %%\n", d->name); return;
+  case D_SET: nz_buf_printf(b, "set %s %d", d->name, d->nfields); break;
   }
   nz_buf_puts(b, " $\n");
 }
