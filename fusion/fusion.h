@@ -201,6 +201,7 @@ int fus_sched_greedy_up(const FusGraph *g, FusOptions *opt, FusSchedule *out);  
 void fus_greedy(const FusGraph *g, int *cl, int down, int reference);
 int fus_sched_ilp(const FusGraph *g, FusOptions *opt, FusSchedule *out);         /* sched_ilp.c */
 int fus_sched_ilp_bare(const FusGraph *g, FusOptions *opt, FusSchedule *out);    /* sched_ilp.c */
+int fus_sched_ilp_lazy(const FusGraph *g, FusOptions *opt, FusSchedule *out);    /* ilp_lazy.c */
 int fus_sched_exhaustive(const FusGraph *g, FusOptions *opt, FusSchedule *out);  /* exhaustive.c */
 
 /* -------------------------------------------------------- exhaustive.c */
@@ -231,7 +232,7 @@ typedef struct {
   /* Where the model's variables live. */
   int n;     /* invocations */
   int *ocol; /* column of o_i */
-  char *role; /* per column: 'o' 'f' 'd' 'k' 'c' 't' (ILP.md) */
+  char *role; /* per column: 'o' 'f' 'd' 'k' 'c' 't' (ILP.md), 'x' (ilp_lazy.c) */
   int *ra, *rb; /* per column: o_i: i; f_ij, d_ij: i, j; k_j: j; c_a: a; t_ia: i, a */
 } FusIlp;
 
@@ -241,6 +242,13 @@ typedef struct {
 FusIlp *fus_ilp_build(const FusGraph *g);
 FusIlp *fus_ilp_build_variant(const FusGraph *g, int implied);
 void fus_ilp_free(FusIlp *m);
+/* Building blocks for other formulations: an empty model for n invocations,
+ * a column (returns its index; role/a/b as in FusIlp), and a row built term by
+ * term (fus_ilp_row starts it, fus_ilp_term adds to the latest row). */
+FusIlp *fus_ilp_new(int n);
+int fus_ilp_col(FusIlp *m, const char *name, double lb, double ub, double obj, int isint, char role, int a, int b);
+void fus_ilp_row(FusIlp *m, const char *name, char sense, double rhs);
+void fus_ilp_term(FusIlp *m, int col, double coef);
 /* Clusters from equal o values of a solution vector. */
 void fus_ilp_recover(const FusIlp *m, const double *x, int *cl);
 /* The solution vector of a legal partition (o = topological rank of the

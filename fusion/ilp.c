@@ -4,8 +4,8 @@
  * clusters from equal o. The solvers load it in ilp_glpk.c and ilp_cbc.c. */
 #include "fusion.h"
 
-static int add_col(FusIlp *m, const char *name, double lb, double ub, double obj, int isint, char role, int a,
-                   int b) {
+int fus_ilp_col(FusIlp *m, const char *name, double lb, double ub, double obj, int isint, char role, int a,
+                int b) {
   if (m->ncols == m->capcols) {
     m->capcols = m->capcols ? 2 * m->capcols : 64;
     size_t c = (size_t)m->capcols;
@@ -31,7 +31,7 @@ static int add_col(FusIlp *m, const char *name, double lb, double ub, double obj
 }
 
 /* Rows are built term by term: begin, term..., end. */
-static void row_begin(FusIlp *m, const char *name, char sense, double rhs) {
+void fus_ilp_row(FusIlp *m, const char *name, char sense, double rhs) {
   if (m->nrows == m->caprows) {
     m->caprows = m->caprows ? 2 * m->caprows : 64;
     size_t c = (size_t)m->caprows;
@@ -48,7 +48,7 @@ static void row_begin(FusIlp *m, const char *name, char sense, double rhs) {
   m->rowstart[r + 1] = m->nnz;
 }
 
-static void term(FusIlp *m, int col, double coef) {
+void fus_ilp_term(FusIlp *m, int col, double coef) {
   if (m->nnz == m->capnnz) {
     m->capnnz = m->capnnz ? 2 * m->capnnz : 256;
     m->idx = nz_xrealloc(m->idx, sizeof(int) * (size_t)m->capnnz);
@@ -103,8 +103,8 @@ static void add_implied(FusIlp *m, const FusGraph *g, int fbase) {
       if (!hit) continue;
       SET(apart, i, j);
       SET(apart, j, i);
-      row_begin(m, nz_sprintf(A, "implied_apart_%d_%d", i, j), 'G', 1);
-      term(m, fcol(fbase, n, i, j), 1);
+      fus_ilp_row(m, nz_sprintf(A, "implied_apart_%d_%d", i, j), 'G', 1);
+      fus_ilp_term(m, fcol(fbase, n, i, j), 1);
     }
   /* Greedy clique: repeatedly add the invocation apart from every member so
    * far that is apart from the most others. */
@@ -128,9 +128,9 @@ static void add_implied(FusIlp *m, const FusGraph *g, int fbase) {
     size++;
   }
   if (size > 1) {
-    row_begin(m, nz_sprintf(A, "kernels_clique"), 'G', size);
+    fus_ilp_row(m, nz_sprintf(A, "kernels_clique"), 'G', size);
     for (int j = 0; j < m->ncols; j++)
-      if (m->role[j] == 'k') term(m, j, 1);
+      if (m->role[j] == 'k') fus_ilp_term(m, j, 1);
   }
 #undef BIT
 #undef SET
@@ -143,19 +143,25 @@ static void add_implied(FusIlp *m, const FusGraph *g, int fbase) {
 
 FusIlp *fus_ilp_build(const FusGraph *g) { return fus_ilp_build_variant(g, 1); }
 
+FusIlp *fus_ilp_new(int n) {
+  FusIlp *m = nz_xcalloc(1, sizeof *m);
+  m->arena = nz_arena_new();
+  m->n = n;
+  m->ocol = NZ_NEWN(m->arena, int, n ? n : 1);
+  return m;
+}
+
 FusIlp *fus_ilp_build_variant(const FusGraph *g, int implied) {
   int n = g->ninv;
-  FusIlp *m = nz_xcalloc(1, sizeof *m);
-  NzArena *A = m->arena = nz_arena_new();
-  m->n = n;
-  m->ocol = NZ_NEWN(A, int, n ? n : 1);
+  FusIlp *m = fus_ilp_new(n);
+  NzArena *A = m->arena;
   FusWeights w = fus_cost_weights(g);
   double M = n; /* o ranges over 0..n-1, so |o_i - o_j| <= n - 1 < M */
 
-  for (int i = 0; i < n; i++) m->ocol[i] = add_col(m, nz_sprintf(A, "o_%d", i), 0, n > 0 ? n - 1 : 0, 0, 1, 'o', i, -1);
+  for (int i = 0; i < n; i++) m->ocol[i] = fus_ilp_col(m, nz_sprintf(A, "o_%d", i), 0, n > 0 ? n - 1 : 0, 0, 1, 'o', i, -1);
   int fbase = m->ncols;
   for (int i = 0; i < n; i++)
-    for (int j = i + 1; j < n; j++) add_col(m, nz_sprintf(A, "f_%d_%d", i, j), 0, 1, 0, 1, 'f', i, j);
+    for (int j = i + 1; j < n; j++) fus_ilp_col(m, nz_sprintf(A, "f_%d_%d", i, j), 0, 1, 0, 1, 'f', i, j);
 
   /* Pair constraints. Program order is topological, so a path runs i -> j with i < j. */
   for (int i = 0; i < n; i++)
@@ -164,40 +170,40 @@ FusIlp *fus_ilp_build_variant(const FusGraph *g, int implied) {
       if (fus_path(g, i, j)) {
         /* VFUSE-CLUSTER, corrected: o_i + f_ij <= o_j (unfused: strictly
          * before; fused: not after) and o_j - o_i <= M f_ij (fused: equal). */
-        row_begin(m, nz_sprintf(A, "vfuse_cluster_%d_%d", i, j), 'L', 0);
-        term(m, oi, 1), term(m, oj, -1), term(m, f, 1);
-        row_begin(m, nz_sprintf(A, "vfuse_equal_%d_%d", i, j), 'L', 0);
-        term(m, oj, 1), term(m, oi, -1), term(m, f, -M);
+        fus_ilp_row(m, nz_sprintf(A, "vfuse_cluster_%d_%d", i, j), 'L', 0);
+        fus_ilp_term(m, oi, 1), fus_ilp_term(m, oj, -1), fus_ilp_term(m, f, 1);
+        fus_ilp_row(m, nz_sprintf(A, "vfuse_equal_%d_%d", i, j), 'L', 0);
+        fus_ilp_term(m, oj, 1), fus_ilp_term(m, oi, -1), fus_ilp_term(m, f, -M);
         if (fus_into(g, i, j) && !fus_vcompat(g, i, j, NULL)) {
-          row_begin(m, nz_sprintf(A, "vfuse_compat_%d_%d", i, j), 'G', 1); /* VFUSE-COMPAT */
-          term(m, f, 1);
+          fus_ilp_row(m, nz_sprintf(A, "vfuse_compat_%d_%d", i, j), 'G', 1); /* VFUSE-COMPAT */
+          fus_ilp_term(m, f, 1);
         }
       } else if (fus_hcompat(g, i, j, NULL)) {
         /* HFUSE-SIBS: may fuse; f_ij = 0 forces o_i = o_j. */
-        row_begin(m, nz_sprintf(A, "hfuse_sibs_a_%d_%d", i, j), 'L', 0);
-        term(m, oi, 1), term(m, oj, -1), term(m, f, -M);
-        row_begin(m, nz_sprintf(A, "hfuse_sibs_b_%d_%d", i, j), 'L', 0);
-        term(m, oj, 1), term(m, oi, -1), term(m, f, -M);
+        fus_ilp_row(m, nz_sprintf(A, "hfuse_sibs_a_%d_%d", i, j), 'L', 0);
+        fus_ilp_term(m, oi, 1), fus_ilp_term(m, oj, -1), fus_ilp_term(m, f, -M);
+        fus_ilp_row(m, nz_sprintf(A, "hfuse_sibs_b_%d_%d", i, j), 'L', 0);
+        fus_ilp_term(m, oj, 1), fus_ilp_term(m, oi, -1), fus_ilp_term(m, f, -M);
       } else {
         /* HFUSE-COMPAT: f_ij = 1, and it must mean o_i != o_j, a disjunction
          * linearised with a direction variable d_ij (ILP.md). */
-        row_begin(m, nz_sprintf(A, "hfuse_compat_%d_%d", i, j), 'G', 1);
-        term(m, f, 1);
-        int d = add_col(m, nz_sprintf(A, "d_%d_%d", i, j), 0, 1, 0, 1, 'd', i, j);
-        row_begin(m, nz_sprintf(A, "hfuse_apart_a_%d_%d", i, j), 'G', 1);
-        term(m, oi, 1), term(m, oj, -1), term(m, d, M);
-        row_begin(m, nz_sprintf(A, "hfuse_apart_b_%d_%d", i, j), 'G', 1 - M);
-        term(m, oj, 1), term(m, oi, -1), term(m, d, -M);
+        fus_ilp_row(m, nz_sprintf(A, "hfuse_compat_%d_%d", i, j), 'G', 1);
+        fus_ilp_term(m, f, 1);
+        int d = fus_ilp_col(m, nz_sprintf(A, "d_%d_%d", i, j), 0, 1, 0, 1, 'd', i, j);
+        fus_ilp_row(m, nz_sprintf(A, "hfuse_apart_a_%d_%d", i, j), 'G', 1);
+        fus_ilp_term(m, oi, 1), fus_ilp_term(m, oj, -1), fus_ilp_term(m, d, M);
+        fus_ilp_row(m, nz_sprintf(A, "hfuse_apart_b_%d_%d", i, j), 'G', 1 - M);
+        fus_ilp_term(m, oj, 1), fus_ilp_term(m, oi, -1), fus_ilp_term(m, d, -M);
       }
     }
 
   /* Kernels: k_j = 1 iff j is the first member of its cluster:
    * k_j >= 1 - sum_{i<j} (1 - f_ij). */
   for (int j = 0; j < n; j++) {
-    int k = add_col(m, nz_sprintf(A, "k_%d", j), 0, 1, w.kernels, 1, 'k', j, -1);
-    row_begin(m, nz_sprintf(A, "kernel_%d", j), 'G', 1 - j);
-    term(m, k, 1);
-    for (int i = 0; i < j; i++) term(m, fcol(fbase, n, i, j), -1);
+    int k = fus_ilp_col(m, nz_sprintf(A, "k_%d", j), 0, 1, w.kernels, 1, 'k', j, -1);
+    fus_ilp_row(m, nz_sprintf(A, "kernel_%d", j), 'G', 1 - j);
+    fus_ilp_term(m, k, 1);
+    for (int i = 0; i < j; i++) fus_ilp_term(m, fcol(fbase, n, i, j), -1);
   }
 
   /* Arrays (the paper's c_a): c_a >= f_pj for every consumer j of a's producer
@@ -205,12 +211,12 @@ FusIlp *fus_ilp_build_variant(const FusGraph *g, int implied) {
   for (int v = 0; v < g->nvar; v++) {
     const FusVar *x = &g->var[v];
     if (!x->is_array || x->producer < 0 || (!x->live_out && x->nconsumers == 0)) continue;
-    int c = add_col(m, nz_sprintf(A, "c_%d", v), x->live_out ? 1 : 0, 1, w.arrays, 1, 'c', v, -1);
+    int c = fus_ilp_col(m, nz_sprintf(A, "c_%d", v), x->live_out ? 1 : 0, 1, w.arrays, 1, 'c', v, -1);
     if (x->live_out) continue;
     for (int u = 0; u < x->nconsumers; u++) {
       int j = x->consumers[u];
-      row_begin(m, nz_sprintf(A, "array_%d_%d", v, j), 'G', 0);
-      term(m, c, 1), term(m, fcol(fbase, n, x->producer, j), -1);
+      fus_ilp_row(m, nz_sprintf(A, "array_%d_%d", v, j), 'G', 0);
+      fus_ilp_term(m, c, 1), fus_ilp_term(m, fcol(fbase, n, x->producer, j), -1);
     }
   }
 
@@ -222,12 +228,12 @@ FusIlp *fus_ilp_build_variant(const FusGraph *g, int implied) {
     if (!x->is_array) continue;
     for (int u = 0; u < x->nconsumers; u++) {
       int i = x->consumers[u];
-      int t = add_col(m, nz_sprintf(A, "t_%d_%d", i, v), 0, 1, w.traversals, 1, 't', i, v);
+      int t = fus_ilp_col(m, nz_sprintf(A, "t_%d_%d", i, v), 0, 1, w.traversals, 1, 't', i, v);
       int others = u + (x->producer >= 0);
-      row_begin(m, nz_sprintf(A, "read_%d_%d", i, v), 'G', 1 - others);
-      term(m, t, 1);
-      for (int e = 0; e < u; e++) term(m, fcol(fbase, n, x->consumers[e], i), -1);
-      if (x->producer >= 0) term(m, fcol(fbase, n, x->producer, i), -1);
+      fus_ilp_row(m, nz_sprintf(A, "read_%d_%d", i, v), 'G', 1 - others);
+      fus_ilp_term(m, t, 1);
+      for (int e = 0; e < u; e++) fus_ilp_term(m, fcol(fbase, n, x->consumers[e], i), -1);
+      if (x->producer >= 0) fus_ilp_term(m, fcol(fbase, n, x->producer, i), -1);
     }
   }
   if (implied) add_implied(m, g, fbase);
@@ -303,6 +309,7 @@ void fus_ilp_assign(const FusIlp *m, const FusGraph *g, const int *cl_in, double
     switch (m->role[j]) {
     case 'o': x[j] = rank[cl[a]]; break;
     case 'f': x[j] = cl[a] != cl[b]; break;
+    case 'x': x[j] = cl[a] == cl[b]; break; /* ilp_lazy.c: fused */
     case 'd': x[j] = rank[cl[a]] > rank[cl[b]] ? 0 : 1; break;
     case 'k': {
       int first = 1;

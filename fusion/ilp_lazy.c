@@ -1,0 +1,292 @@
+/* ilp_lazy.c — the `ilp-lazy` variant: the same cost model and optimum as the
+ * reference ILP, without ordering variables. Clusters are an equivalence
+ * relation on the pairs that may share one (x_ij = 1: fused), kept transitive
+ * by triangle rows; acyclicity of the contracted graph is enforced by convexity
+ * rows (fused i ⇝ j pulls every middle m in) and, for the cycles those miss,
+ * by cuts added when a solution's clusters contain one (re-solve until none).
+ * Measured against the reference in ILP.md ("The lazy variant"). */
+#include "fusion.h"
+
+#include <time.h>
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+typedef struct {
+  const FusGraph *g;
+  int n;
+  char *apart; /* n*n: never in one cluster (pair rule, closed through middles) */
+  int *xcol;   /* n*n: column of x_ij, -1 if apart */
+} Lazy;
+
+static int X(const Lazy *L, int i, int j) { return L->xcol[i * L->n + j]; }
+
+/* Apart pairs: the pair rule, closed under "i ⇝ m ⇝ j and m apart from i or
+ * j" (acyclicity would pull m into i and j's cluster), by increasing j - i. */
+static void compute_apart(Lazy *L) {
+  const FusGraph *g = L->g;
+  int n = L->n;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) L->apart[i * n + j] = (char)(i != j && !fus_pair_ok(g, i, j, NULL));
+  for (int gap = 2; gap < n; gap++)
+    for (int i = 0; i + gap < n; i++) {
+      int j = i + gap;
+      if (L->apart[i * n + j] || !fus_path(g, i, j)) continue;
+      for (int m = i + 1; m < j; m++)
+        if (fus_path(g, i, m) && fus_path(g, m, j) && (L->apart[i * n + m] || L->apart[m * n + j])) {
+          L->apart[i * n + j] = L->apart[j * n + i] = 1;
+          break;
+        }
+    }
+}
+
+static FusIlp *build(Lazy *L) {
+  const FusGraph *g = L->g;
+  int n = L->n;
+  FusIlp *m = fus_ilp_new(n);
+  NzArena *A = m->arena;
+  FusWeights w = fus_cost_weights(g);
+  for (int i = 0; i < n * n; i++) L->xcol[i] = -1;
+  for (int i = 0; i < n; i++)
+    for (int j = i + 1; j < n; j++)
+      if (!L->apart[i * n + j])
+        L->xcol[i * n + j] = L->xcol[j * n + i] = fus_ilp_col(m, nz_sprintf(A, "x_%d_%d", i, j), 0, 1, 0, 1, 'x', i, j);
+  /* Transitivity: x_ab + x_bc - x_ac <= 1 for each side of each triangle with
+   * two fusable sides (an apart third side makes it x_ab + x_bc <= 1). */
+  for (int i = 0; i < n; i++)
+    for (int j = i + 1; j < n; j++)
+      for (int k = j + 1; k < n; k++) {
+        int side[3][2] = {{i, j}, {j, k}, {i, k}};
+        for (int t = 0; t < 3; t++) {
+          int a = X(L, side[(t + 1) % 3][0], side[(t + 1) % 3][1]);
+          int b = X(L, side[(t + 2) % 3][0], side[(t + 2) % 3][1]);
+          int c = X(L, side[t][0], side[t][1]);
+          if (a < 0 || b < 0) continue;
+          fus_ilp_row(m, nz_sprintf(A, "trans_%d_%d_%d_%d", i, j, k, t), 'L', 1);
+          fus_ilp_term(m, a, 1), fus_ilp_term(m, b, 1);
+          if (c >= 0) fus_ilp_term(m, c, -1);
+        }
+      }
+  /* Convexity: fused i ⇝ j fuses every m between them. */
+  for (int i = 0; i < n; i++)
+    for (int j = i + 1; j < n; j++) {
+      if (X(L, i, j) < 0 || !fus_path(g, i, j)) continue;
+      for (int k = i + 1; k < j; k++)
+        if (fus_path(g, i, k) && fus_path(g, k, j)) {
+          fus_ilp_row(m, nz_sprintf(A, "convex_a_%d_%d_%d", i, k, j), 'L', 0);
+          fus_ilp_term(m, X(L, i, j), 1), fus_ilp_term(m, X(L, i, k), -1);
+          fus_ilp_row(m, nz_sprintf(A, "convex_b_%d_%d_%d", i, k, j), 'L', 0);
+          fus_ilp_term(m, X(L, i, j), 1), fus_ilp_term(m, X(L, k, j), -1);
+        }
+    }
+  /* The cost rows of the reference with f = 1 - x (ILP.md). */
+  for (int j = 0; j < n; j++) {
+    int k = fus_ilp_col(m, nz_sprintf(A, "k_%d", j), 0, 1, w.kernels, 1, 'k', j, -1);
+    fus_ilp_row(m, nz_sprintf(A, "kernel_%d", j), 'G', 1);
+    fus_ilp_term(m, k, 1);
+    for (int i = 0; i < j; i++)
+      if (X(L, i, j) >= 0) fus_ilp_term(m, X(L, i, j), 1);
+  }
+  for (int v = 0; v < g->nvar; v++) {
+    const FusVar *x = &g->var[v];
+    if (!x->is_array || x->producer < 0 || (!x->live_out && x->nconsumers == 0)) continue;
+    int c = fus_ilp_col(m, nz_sprintf(A, "c_%d", v), x->live_out ? 1 : 0, 1, w.arrays, 1, 'c', v, -1);
+    if (x->live_out) continue;
+    for (int u = 0; u < x->nconsumers; u++) {
+      int j = x->consumers[u];
+      fus_ilp_row(m, nz_sprintf(A, "array_%d_%d", v, j), 'G', 1);
+      fus_ilp_term(m, c, 1);
+      if (X(L, x->producer, j) >= 0) fus_ilp_term(m, X(L, x->producer, j), 1);
+    }
+  }
+  for (int v = 0; v < g->nvar; v++) {
+    const FusVar *x = &g->var[v];
+    if (!x->is_array) continue;
+    for (int u = 0; u < x->nconsumers; u++) {
+      int i = x->consumers[u];
+      int t = fus_ilp_col(m, nz_sprintf(A, "t_%d_%d", i, v), 0, 1, w.traversals, 1, 't', i, v);
+      fus_ilp_row(m, nz_sprintf(A, "read_%d_%d", i, v), 'G', 1);
+      fus_ilp_term(m, t, 1);
+      for (int e = 0; e < u; e++)
+        if (X(L, x->consumers[e], i) >= 0) fus_ilp_term(m, X(L, x->consumers[e], i), 1);
+      if (x->producer >= 0 && X(L, x->producer, i) >= 0) fus_ilp_term(m, X(L, x->producer, i), 1);
+    }
+  }
+  return m;
+}
+
+static int find(int *parent, int a) {
+  while (parent[a] != a) a = parent[a] = parent[parent[a]];
+  return a;
+}
+
+static void recover(const Lazy *L, const FusIlp *m, const double *x, int *cl) {
+  for (int i = 0; i < L->n; i++) cl[i] = i;
+  for (int j = 0; j < m->ncols; j++)
+    if (m->role[j] == 'x' && x[j] > 0.5) cl[find(cl, m->ra[j])] = find(cl, m->rb[j]);
+  for (int i = 0; i < L->n; i++) cl[i] = find(cl, i);
+  fus_partition_canon(L->n, cl);
+}
+
+/* If the contracted graph of cl (canonical) has a cycle, adds the cut "not all
+ * of the fused pairs that carry it" and returns 1. The cycle enters each of
+ * its clusters at one invocation and leaves from another (or the same); the
+ * pairs (enter, leave) are fused in this solution, and any partition fusing
+ * all of them has the same cycle, so the cut removes no legal partition. */
+static int add_cycle_cut(const Lazy *L, FusIlp *m, const int *cl, int ncut) {
+  const FusGraph *g = L->g;
+  int n = L->n, k = 0;
+  for (int i = 0; i < n; i++)
+    if (cl[i] + 1 > k) k = cl[i] + 1;
+  /* DFS over clusters; an edge is (invocation u -> invocation v). */
+  int *state = nz_xcalloc((size_t)k, sizeof(int)); /* 0 new, 1 on stack, 2 done */
+  int *enter = nz_xmalloc(sizeof(int) * (size_t)k), *leave = nz_xmalloc(sizeof(int) * (size_t)k);
+  int *parent = nz_xmalloc(sizeof(int) * (size_t)k);
+  int *stack = nz_xmalloc(sizeof(int) * (size_t)k), *iter = nz_xmalloc(sizeof(int) * (size_t)k);
+  int found = 0, from = -1, to = -1, from_u = -1, to_v = -1;
+  for (int s = 0; s < k && !found; s++) {
+    if (state[s]) continue;
+    int sp = 0;
+    stack[sp] = s, iter[sp] = 0, sp++;
+    state[s] = 1;
+    enter[s] = -1;
+    while (sp && !found) {
+      int c = stack[sp - 1], pushed = 0;
+      /* iter[] walks (invocation, def, consumer) triples of cluster c, flattened
+       * over the region's into edges: invocation u in order, then its edges. */
+      while (!pushed && !found && iter[sp - 1] < n) {
+        int u = iter[sp - 1]++;
+        if (cl[u] != c) continue;
+        for (int d = 0; d < g->inv[u].ndefs && !pushed && !found; d++) {
+          const FusVar *x = &g->var[g->inv[u].defs[d]];
+          for (int q = 0; q < x->nconsumers && !pushed && !found; q++) {
+            int v = x->consumers[q], cv = cl[v];
+            if (cv == c || state[cv] == 2) continue;
+            if (state[cv] == 1) {
+              found = 1, from = c, to = cv, from_u = u, to_v = v;
+            } else {
+              state[cv] = 1, parent[cv] = c, leave[c] = u, enter[cv] = v;
+              stack[sp] = cv, iter[sp] = 0, sp++;
+              pushed = 1;
+            }
+          }
+        }
+        if (pushed) iter[sp - 2]--; /* revisit u: it may have more edges */
+      }
+      if (!pushed && !found) state[c] = 2, sp--;
+    }
+  }
+  int added = 0;
+  if (found) {
+    /* The cycle: to -> ... -> from (tree path), then from_u -> to_v. */
+    leave[from] = from_u;
+    int entry_of_to = to_v;
+    NZ_VEC(int) cols = {0};
+    for (int c = from;; c = parent[c]) {
+      int a = c == to ? entry_of_to : enter[c], b = leave[c];
+      if (a != b) {
+        int col = X(L, a < b ? a : b, a < b ? b : a);
+        if (col < 0) nz_die("ilp-lazy: a cycle through an apart pair");
+        nz_vec_push(cols, col);
+      }
+      if (c == to) break;
+    }
+    if (cols.n == 0) nz_die("ilp-lazy: a cycle of single invocations");
+    fus_ilp_row(m, nz_sprintf(m->arena, "cycle_cut_%d", ncut), 'L', cols.n - 1);
+    for (int e = 0; e < cols.n; e++) fus_ilp_term(m, cols.v[e], 1);
+    nz_vec_free(cols);
+    added = 1;
+  }
+  free(state);
+  free(enter);
+  free(leave);
+  free(parent);
+  free(stack);
+  free(iter);
+  return added;
+}
+
+int fus_sched_ilp_lazy(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
+  int n = g->ninv;
+  double t0 = now();
+  Lazy L = {g, n, nz_xcalloc((size_t)n * (size_t)n + 1, 1), nz_xmalloc(sizeof(int) * ((size_t)n * (size_t)n + 1))};
+  compute_apart(&L);
+  FusIlp *m = build(&L);
+  out->build_seconds = now() - t0;
+  /* Start from the better greedy schedule, which is legal, hence feasible. */
+  int *greedy = nz_xcalloc((size_t)(n ? n : 1), sizeof(int));
+  int *alt = nz_xcalloc((size_t)(n ? n : 1), sizeof(int));
+  fus_greedy(g, greedy, 1, 0);
+  fus_greedy(g, alt, 0, 0);
+  FusCost ca, cb;
+  fus_cost(g, greedy, &ca);
+  fus_cost(g, alt, &cb);
+  if (cb.objective < ca.objective) memcpy(greedy, alt, sizeof(int) * (size_t)(n ? n : 1));
+  free(alt);
+  double t1 = now();
+  int status = -1, cuts = 0;
+  long nodes = 0;
+  double objective = 0;
+  for (;;) {
+    double left = opt->time_limit > 0 ? opt->time_limit - (now() - t1) : 0;
+    if (opt->time_limit > 0 && left <= 0) break;
+    double *x = nz_xcalloc((size_t)(m->ncols ? m->ncols : 1), sizeof(double));
+    double *start = nz_xcalloc((size_t)(m->ncols ? m->ncols : 1), sizeof(double));
+    fus_ilp_assign(m, g, greedy, start);
+    FusIlpResult r;
+    if (opt->solver == FUS_CBC)
+      fus_ilp_solve_cbc(m, left, start, x, &r);
+    else
+      fus_ilp_solve_glpk(m, left, start, x, &r);
+    free(start);
+    if (r.nodes > 0) nodes += r.nodes;
+    int done = 1;
+    if (r.has_solution) {
+      NzBuf why = {0};
+      if (!fus_ilp_feasible(m, x, NULL, &why)) nz_die("the ILP solver returned an infeasible solution: %s", why.s);
+      nz_buf_free(&why);
+      recover(&L, m, x, out->cl);
+      if (fus_legal(g, out->cl, NULL)) {
+        status = r.optimal ? FUS_ST_OPTIMAL : FUS_ST_FEASIBLE;
+        objective = r.objective;
+      } else if (r.optimal && add_cycle_cut(&L, m, out->cl, cuts)) {
+        cuts++;
+        done = 0;
+      } else if (!r.optimal) {
+        status = -1; /* time ran out on an instance still missing cuts */
+      } else {
+        nz_die("ilp-lazy: an illegal partition without a cycle");
+      }
+    }
+    free(x);
+    if (done) break;
+  }
+  out->solve_seconds = now() - t1;
+  if (status < 0) {
+    memcpy(out->cl, greedy, sizeof(int) * (size_t)n);
+    status = FUS_ST_FALLBACK;
+  }
+  out->status = (FusStatus)status;
+  out->nvars = m->ncols;
+  out->nconstraints = m->nrows;
+  out->nodes = nodes;
+  out->solver_objective = objective;
+  int rc = 0;
+  if (opt->dump_ilp) {
+    /* The final instance, cuts included. */
+    size_t len = strlen(opt->dump_ilp) + 16;
+    char *path = nz_xmalloc(len);
+    snprintf(path, len, opt->dump_seq ? "%s.%d" : "%s", opt->dump_ilp, opt->dump_seq);
+    opt->dump_seq++;
+    rc = fus_ilp_write_lp(m, path);
+    free(path);
+  }
+  free(greedy);
+  free(L.apart);
+  free(L.xcol);
+  fus_ilp_free(m);
+  return rc;
+}
