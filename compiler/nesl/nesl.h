@@ -231,7 +231,7 @@ int nesl_run_on_big_stack(int (*fn)(void *), void *arg);
 NZ_NORETURN void nesl_rt_error(const char *fmt, ...) NZ_PRINTF(1, 2);
 void nesl_rt_reset(void); /* free every run-time allocation (at exit) */
 /* Run-time objects are garbage-collected (mark-sweep, precise roots: globals, live
- * frames, and temporaries registered with nesl_root_push). Collection happens only on
+ * frames, and the temporaries the evaluator registers). Collection happens only on
  * entry to a NESL function, so C code that does not call back into the evaluator
  * (primitives) may hold unrooted pointers. */
 void *nesl_rt_alloc(size_t n);
@@ -240,7 +240,7 @@ NlSeq *nesl_seq_new(int ek, int n);
 NlVal nesl_seq_get(const NlSeq *s, int i);
 void nesl_seq_set(NlSeq *s, int i, NlVal v);
 NlVal nesl_mk_pair(NlVal a, NlVal b);
-NlVal nesl_apply(NlVal fn, NlVal arg);
+NlVal nesl_apply(NlVal fn, NlVal arg); /* may collect: the caller must not hold unrooted values */
 NlVal nesl_seq_from_vals(const NlVal *v, int n, int ek_hint); /* ek_hint -1: from values */
 int nesl_esize(int ek);
 void nesl_set_loc(NzLoc loc); /* where the next run-time error is reported */
