@@ -584,7 +584,7 @@ static int64_t soac_size(Interp *I, const LcuSize *z, Frame *kf) {
   }
   default: nz_die("lcu interpreter: SOAC without a size");
   }
-  if (n < 0) fault(I, z->loc, "negative size %lld", (long long)n);
+  if (n < 0) fault(I, z->loc, "the size (%s) is negative: %lld", z->name ? z->name : "?", (long long)n);
   return n;
 }
 

@@ -44,7 +44,19 @@ static void print_float_lit(NzBuf *b, double f) {
     nz_buf_puts(b, f > 0 ? "inf" : "-inf");
     return;
   }
-  char buf[64];
+  /* Fixed notation with the fewest decimals that read back exactly where that
+   * is short (100.0, 0.001), else the shortest exponent form (1e+20). */
+  char buf[400];
+  double a = fabs(f);
+  if (a == 0 || (a >= 1e-4 && a < 1e15)) {
+    for (int d = 1; d <= 20; d++) {
+      snprintf(buf, sizeof buf, "%.*f", d, f);
+      if (strtod(buf, NULL) == f) {
+        nz_buf_puts(b, buf);
+        return;
+      }
+    }
+  }
   for (int p = 1; p <= 17; p++) {
     snprintf(buf, sizeof buf, "%.*g", p, f);
     if (strtod(buf, NULL) == f) break;
