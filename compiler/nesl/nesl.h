@@ -122,7 +122,10 @@ void nesl_pat_str(NzBuf *b, const NlPat *p);
 int nesl_parse_type(const NzSource *src, NzArena *arena, NlTyX **t, NlCtxEntry **ctx, int *nctx);
 
 /* ================= nesl_check.c: types ================= */
-typedef enum { TY_INT, TY_FLOAT, TY_BOOL, TY_CHAR, TY_SEQ, TY_PAIR, TY_FUN, TY_DATA, TY_VAR, TY_GEN } NlTyKind;
+typedef enum {
+  TY_INT, TY_FLOAT, TY_BOOL, TY_CHAR, TY_SEQ, TY_PAIR, TY_FUN, TY_DATA, TY_VAR, TY_GEN,
+  TY_FNID /* the identity of one function (NESL.md 3.4), in NlType.fnid of a TY_FUN */
+} NlTyKind;
 /* Type classes, NESL.md §3.2. */
 typedef enum { CL_ANY, CL_SCALAR, CL_ORDINAL, CL_NUMBER, CL_LOGICAL } NlClass;
 
@@ -134,7 +137,9 @@ struct NlType {
   int nargs;
   NlType *ref;         /* VAR: bound to (union-find) */
   int cls;             /* VAR, GEN: class */
-  int id;              /* VAR: unique id; GEN: index of the quantified variable */
+  int id;              /* VAR: unique id; GEN: index of the quantified variable; FNID: which */
+  NlType *fnid;        /* FUN: which function (a FNID, or a VAR/GEN standing for one);
+                          NULL: any function of this type (datatype fields) */
 };
 
 struct NlDatatype {

@@ -25,10 +25,19 @@ static NlType *ty_pair(NlType *a, NlType *b) {
   t->b = b;
   return t;
 }
+static NlType *ty_var(int cls);
+/* A function type; its identity is unknown (a fresh variable) until unified. */
 static NlType *ty_fun(NlType *a, NlType *b) {
   NlType *t = ty_new(TY_FUN);
   t->a = a;
   t->b = b;
+  t->fnid = ty_var(CL_ANY);
+  return t;
+}
+/* The identity of one particular function (a global, a lambda, a constructor). */
+static NlType *ty_fnid(void) {
+  NlType *t = ty_new(TY_FNID);
+  t->id = ++g_env->next_var;
   return t;
 }
 static NlType *ty_var(int cls) {
@@ -106,7 +115,11 @@ static bool unify(NlType *a, NlType *b) {
   switch (a->k) {
   case TY_SEQ: return unify(a->a, b->a);
   case TY_PAIR:
-  case TY_FUN: return unify(a->a, b->a) && unify(a->b, b->b);
+  case TY_FUN:
+    /* NESL.md 3.4: two different functions never have the same type */
+    if (a->fnid && b->fnid && !unify(a->fnid, b->fnid)) return false;
+    return unify(a->a, b->a) && unify(a->b, b->b);
+  case TY_FNID: return a->id == b->id;
   case TY_DATA:
     if (a->dt != b->dt) return false;
     for (int i = 0; i < a->nargs; i++)
@@ -125,7 +138,11 @@ static NlType *inst_rec(NlType *t, NlType **fresh) {
     return fresh[t->id];
   case TY_SEQ: return ty_seq(inst_rec(t->a, fresh));
   case TY_PAIR: return ty_pair(inst_rec(t->a, fresh), inst_rec(t->b, fresh));
-  case TY_FUN: return ty_fun(inst_rec(t->a, fresh), inst_rec(t->b, fresh));
+  case TY_FUN: {
+    NlType *f = ty_fun(inst_rec(t->a, fresh), inst_rec(t->b, fresh));
+    f->fnid = t->fnid ? inst_rec(t->fnid, fresh) : NULL;
+    return f;
+  }
   case TY_DATA: {
     NlType *d = ty_new(TY_DATA);
     d->dt = t->dt;
@@ -145,7 +162,9 @@ static int max_gen(NlType *t) {
   case TY_PAIR:
   case TY_FUN: {
     int a = max_gen(t->a), b = max_gen(t->b);
-    return a > b ? a : b;
+    int c = t->k == TY_FUN && t->fnid ? max_gen(t->fnid) : -1;
+    a = a > b ? a : b;
+    return a > c ? a : c;
   }
   case TY_DATA: {
     int m = -1;
@@ -187,7 +206,11 @@ static NlType *gen_rec(NlType *t, TyVec *vars, int *n) {
   }
   case TY_SEQ: return ty_seq(gen_rec(t->a, vars, n));
   case TY_PAIR: return ty_pair(gen_rec(t->a, vars, n), gen_rec(t->b, vars, n));
-  case TY_FUN: return ty_fun(gen_rec(t->a, vars, n), gen_rec(t->b, vars, n));
+  case TY_FUN: {
+    NlType *f = ty_fun(gen_rec(t->a, vars, n), gen_rec(t->b, vars, n));
+    f->fnid = t->fnid ? gen_rec(t->fnid, vars, n) : NULL;
+    return f;
+  }
   case TY_DATA: {
     NlType *d = ty_new(TY_DATA);
     d->dt = t->dt;
@@ -283,7 +306,10 @@ static void type_err(C *c, NzLoc loc, const char *what, NlType *expected, NlType
   NzBuf a = {0}, b = {0};
   nesl_type_str(&a, expected);
   nesl_type_str(&b, found);
-  nz_error_at(loc, "type mismatch in %s: expected %s, found %s", what, a.s, b.s);
+  nz_error_at(loc, "type mismatch in %s: expected %s, found %s%s", what, a.s, b.s,
+              strcmp(a.s, b.s) ? ""
+                               : " (different functions: in NESL a function's type includes "
+                                 "which function it is)");
   nz_buf_free(&a);
   nz_buf_free(&b);
   c->failed = true;
@@ -324,7 +350,10 @@ static NlType *conv_type(C *c, NlTyX *x, TyVars *tv) {
   case TX_FUN: {
     NlType *a = conv_type(c, x->a, tv), *b = a ? conv_type(c, x->b, tv) : NULL;
     if (!b) return NULL;
-    return x->k == TX_PAIR ? ty_pair(a, b) : ty_fun(a, b);
+    if (x->k == TX_PAIR) return ty_pair(a, b);
+    NlType *f = ty_fun(a, b);
+    if (tv->gen) f->fnid = NULL; /* a datatype field holds any function of its type */
+    return f;
   }
   case TX_NAME: break;
   }
@@ -684,7 +713,10 @@ static NlType *check(C *c, NlExpr *e) {
     e->nslots = c->nslots[c->depth];
     c->depth--;
     c->scope.n = mark;
-    if (body) t = ty_fun(arg, body);
+    if (body) {
+      t = ty_fun(arg, body);
+      t->fnid = ty_fnid();
+    }
     break;
   }
   case E_TIME: {
@@ -728,6 +760,7 @@ static int check_fun(C *c, NlDecl *d) {
     return 1;
   }
   NlType *ft = ty_fun(ty_var(CL_ANY), ty_var(CL_ANY));
+  ft->fnid = ty_fnid();
   if (sig && !unify(ft, sig)) nz_die("signature is a function type");
   if (forward) {
     NlType *old = instantiate(env->globals.v[g].ty);
@@ -804,7 +837,9 @@ static int check_data(C *c, NlDecl *d) {
   dty->args = NZ_NEWN(env->arena, NlType *, tv.n ? tv.n : 1);
   for (int i = 0; i < tv.n; i++) dty->args[i] = tv.ty[i];
   nz_vec_push(env->datatypes, dt);
-  int g = nesl_global_add(env, d->name, ty_fun(fields, dty));
+  NlType *ct = ty_fun(fields, dty);
+  ct->fnid = ty_fnid();
+  int g = nesl_global_add(env, d->name, ct);
   dt->global = g;
   d->global = g;
   d->ty = env->globals.v[g].ty;
@@ -875,5 +910,6 @@ NlType *nesl_type_from_string(NlEnv *env, const char *s) {
   }
   nz_source_free(src);
   if (!t) nz_die("bad primitive type '%s'", s);
+  if (t->k == TY_FUN) t->fnid = ty_fnid();
   return t;
 }

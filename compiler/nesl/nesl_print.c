@@ -65,6 +65,7 @@ static void tstr(NzBuf *b, NlType *t, int ctx, Names *nm) {
     if (paren) nz_buf_putc(b, ')');
     return;
   }
+  case TY_FNID: return; /* identities are not printed (NESL.md 3.4) */
   case TY_DATA:
     nz_buf_puts(b, t->dt->name);
     if (t->nargs) {
