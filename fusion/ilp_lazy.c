@@ -83,12 +83,41 @@ static FusIlp *build(Lazy *L) {
         }
     }
   /* The cost rows of the reference with f = 1 - x (ILP.md). */
+  int kbase = m->ncols;
   for (int j = 0; j < n; j++) {
     int k = fus_ilp_col(m, nz_sprintf(A, "k_%d", j), 0, 1, w.kernels, 1, 'k', j, -1);
     fus_ilp_row(m, nz_sprintf(A, "kernel_%d", j), 'G', 1);
     fus_ilp_term(m, k, 1);
     for (int i = 0; i < j; i++)
       if (X(L, i, j) >= 0) fus_ilp_term(m, X(L, i, j), 1);
+  }
+  /* kernels_clique: a greedy set of pairwise-apart invocations needs as many
+   * kernels (the reference's implied row). */
+  {
+    char *in = nz_xcalloc((size_t)(n ? n : 1), 1);
+    int *deg = nz_xcalloc((size_t)(n ? n : 1), sizeof(int));
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < n; j++) deg[i] += L->apart[i * n + j];
+    int size = 0;
+    for (;;) {
+      int best = -1;
+      for (int i = 0; i < n; i++) {
+        if (in[i]) continue;
+        int ok = 1;
+        for (int j = 0; j < n && ok; j++)
+          if (in[j] && !L->apart[i * n + j]) ok = 0;
+        if (ok && (best < 0 || deg[i] > deg[best])) best = i;
+      }
+      if (best < 0) break;
+      in[best] = 1;
+      size++;
+    }
+    if (size > 1) {
+      fus_ilp_row(m, nz_sprintf(A, "kernels_clique"), 'G', size);
+      for (int j = 0; j < n; j++) fus_ilp_term(m, kbase + j, 1);
+    }
+    free(in);
+    free(deg);
   }
   for (int v = 0; v < g->nvar; v++) {
     const FusVar *x = &g->var[v];
