@@ -19,7 +19,8 @@ static const char *usage_text =
     "the scheduler's status and time, and ILP statistics.\n"
     "INPUT: a .lcu file, or a generator spec gen:kernels=40,chain=4,seed=7\n"
     "       (keys: nessie-gen --help). .nesl programs join when the front end lowers to λcu.\n"
-    "  --scheduler=S[,S...]   none|greedy-down|greedy-up|ilp|exhaustive (default ilp)\n"
+    "  --scheduler=S[,S...]   none|greedy-down|greedy-up|ilp|ilp-lazy|ilp-bare|exhaustive\n"
+    "                         (default ilp; every ilp* runs once per --solver)\n"
     "  --solver=glpk|cbc[,..] ILP solver(s) (default glpk)\n"
     "  --time-limit=SEC       per ILP solve (default 10); on expiry the best feasible\n"
     "                         schedule, else the greedy one, and the status says so\n"
@@ -164,7 +165,7 @@ static int do_task(const Opts *o, const Task *t, Rows *rows) {
   FusNames *names = rc ? NULL : fus_names_new(p);
   char safe[256];
   safe_name(safe, sizeof safe, t->input);
-  int is_ilp = !strcmp(t->sched, "ilp");
+  int is_ilp = !strncmp(t->sched, "ilp", 3); /* ilp and its variants take a solver */
   for (int i = 0; rs && i < rs->n && rc == 0; i++) {
     FusLcuRegion *r = &rs->r[i];
     FusOptions opt;
@@ -561,7 +562,7 @@ int main(int argc, char **argv) {
   NZ_VEC(Task) tasks = {0};
   for (int i = 0; i < inputs.n; i++)
     for (int s = 0; s < o.nsched; s++) {
-      int is_ilp = !strcmp(o.schedulers[s], "ilp");
+      int is_ilp = !strncmp(o.schedulers[s], "ilp", 3);
       for (int v = 0; v < (is_ilp ? o.nsolvers : 1); v++) {
         Task t = {inputs.v[i], o.schedulers[s], o.solvers[v]};
         nz_vec_push(tasks, t);

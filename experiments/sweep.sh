@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # experiments/sweep.sh — the solver-performance and fusion-quality experiments
 # (paper §10, Figure 7): generate synthetic regions over a grid of sizes and chain
-# lengths, schedule each with greedy-down, greedy-up and the ILP (GLPK and CBC),
-# and write the CSVs and gnuplot plots under OUT (default results/).
+# lengths, schedule each with greedy-down, greedy-up, the reference ILP (`ilp`) and
+# its lazy-cut variant (`ilp-lazy`, fusion/ILP.md), both with GLPK and with CBC, and
+# write the CSVs and gnuplot plots under OUT (default results/).
 #
 #   experiments/sweep.sh [--size=tiny|small|default|large] [--jobs=N] [--out=DIR]
 #                        [--time-limit=SEC] [--bin=DIR]
@@ -23,28 +24,40 @@ for a in "$@"; do
     *) echo "sweep.sh: unknown argument '$a' (--help)" >&2; exit 2 ;;
   esac
 done
+# kernels: sizes for every strategy; big: sizes too large for the reference ILP
+# (it only reaches its time limit there), run with greedy and ilp-lazy only.
 case "$size" in
-  tiny)    kernels="4 6";                         chains="2 4";   seeds="1";     tl=2 ;;
-  small)   kernels="5 10 15";                     chains="2 4";   seeds="1 2";   tl=5 ;;
-  default) kernels="5 10 15 20 25 30 35 40";      chains="2 4 8"; seeds="1 2 3"; tl=10 ;;
-  large)   kernels="5 10 15 20 25 30 40 50 60 80"; chains="2 4 8"; seeds="1 2 3 4 5"; tl=30 ;;
+  tiny)    kernels="4 6";                    big="";          chains="2 4";   seeds="1";     tl=2 ;;
+  small)   kernels="5 10 15";                big="30";        chains="2 4";   seeds="1 2";   tl=5 ;;
+  default) kernels="5 10 15 20 25 30 40";    big="60 80 100"; chains="2 4 8"; seeds="1 2";   tl=10 ;;
+  large)   kernels="5 10 15 20 25 30 40 50"; big="60 80 100 150 200 300"; chains="2 4 8"; seeds="1 2 3"; tl=30 ;;
   *) echo "sweep.sh: --size must be tiny, small, default or large" >&2; exit 2 ;;
 esac
 [ -n "$limit" ] && tl=$limit
 [ -x "$bin/nessie-bench" ] || { echo "sweep.sh: no $bin/nessie-bench (run make)" >&2; exit 1; }
 command -v gnuplot >/dev/null || { echo "sweep.sh: gnuplot is not installed (make deps)" >&2; exit 1; }
 mkdir -p "$out"
-specs=()
-for k in $kernels; do
-  for c in $chains; do
-    [ "$c" -le "$k" ] || continue
-    for s in $seeds; do specs+=("gen:kernels=$k,chain=$c,seed=$s"); done
+specs_for() {
+  local out=() k c s
+  for k in $1; do
+    for c in $chains; do
+      [ "$c" -le "$k" ] || continue
+      for s in $seeds; do out+=("gen:kernels=$k,chain=$c,seed=$s"); done
+    done
   done
-done
-echo "sweep ($size): ${#specs[@]} regions x (greedy-down, greedy-up, ilp/glpk, ilp/cbc), time limit ${tl}s, $jobs jobs" >&2
+  echo "${out[@]}"
+}
+read -r -a specs <<<"$(specs_for "$kernels")"
+read -r -a bigspecs <<<"$(specs_for "$big")"
+echo "sweep ($size): ${#specs[@]} regions x (greedy-down, greedy-up, ilp, ilp-lazy; GLPK and CBC)" \
+  "+ ${#bigspecs[@]} larger regions x (greedy-down, greedy-up, ilp-lazy), time limit ${tl}s, $jobs jobs" >&2
 start=$(date +%s)
-"$bin/nessie-bench" --format=csv --scheduler=greedy-down,greedy-up,ilp --solver=glpk,cbc \
+"$bin/nessie-bench" --format=csv --scheduler=greedy-down,greedy-up,ilp,ilp-lazy --solver=glpk,cbc \
   --time-limit="$tl" --jobs="$jobs" "${specs[@]}" >"$out/bench.csv"
+if [ ${#bigspecs[@]} -gt 0 ]; then
+  "$bin/nessie-bench" --format=csv --no-header --scheduler=greedy-down,greedy-up,ilp-lazy --solver=glpk,cbc \
+    --time-limit="$tl" --jobs="$jobs" "${bigspecs[@]}" >>"$out/bench.csv"
+fi
 end=$(date +%s)
 
 # Rows of bench.csv start with the quoted input "gen:kernels=K,chain=C,seed=S";
@@ -59,7 +72,7 @@ split_rows='
     sub(/^"[^"]*",/, "", line)      # drop the input column
     split(line, f, ",")
     for (name in col) v[name] = f[col[name] - 1]
-    strat = (v["scheduler"] == "ilp") ? "ilp-" v["solver"] : v["scheduler"]
+    strat = (v["scheduler"] ~ /^ilp/) ? v["scheduler"] "-" v["solver"] : v["scheduler"]
   }'
 
 # solver-time.csv: one row per (region, strategy).
@@ -79,9 +92,13 @@ awk -F, -v OFS=, "$split_rows"'
   END {
     print "kernels,chain,seed,strategy,kernels_after,arrays_after,objective,ilp,ilp_status,ilp_kernels,ilp_arrays,ilp_objective,objective_ratio"
     for (id in ids) {
+      # the best ILP schedule of the region, preferring proven optima
       b = ""
-      if ((id, "ilp-cbc") in O) b = "ilp-cbc"
-      if ((id, "ilp-glpk") in O && (b == "" || O[id, "ilp-glpk"] + 0 < O[id, b] + 0)) b = "ilp-glpk"
+      for (q = 1; q <= 4; q++) {
+        st = (q == 1) ? "ilp-lazy-glpk" : (q == 2) ? "ilp-lazy-cbc" : (q == 3) ? "ilp-glpk" : "ilp-cbc"
+        if (!((id, st) in O)) continue
+        if (b == "" || O[id, st] + 0 < O[id, b] + 0 || (O[id, st] + 0 == O[id, b] + 0 && S[id, st] == "optimal")) b = st
+      }
       if (b == "") continue
       for (g = 1; g <= 2; g++) {
         st = (g == 1) ? "greedy-down" : "greedy-up"

@@ -11,10 +11,10 @@ head -n 1 "$tmp/solver-time.csv" | grep -qx 'kernels,chain,seed,strategy,status,
   || { echo "solver-time.csv header changed"; head -n 1 "$tmp/solver-time.csv"; exit 1; }
 head -n 1 "$tmp/fusion-quality.csv" | grep -qx 'kernels,chain,seed,strategy,kernels_after,arrays_after,objective,ilp,ilp_status,ilp_kernels,ilp_arrays,ilp_objective,objective_ratio' \
   || { echo "fusion-quality.csv header changed"; exit 1; }
-# tiny: 2 sizes x 2 chains x 1 seed = 4 regions, 4 strategies each
+# tiny: 2 sizes x 2 chains x 1 seed = 4 regions, 6 strategies each
 rows=$(($(wc -l <"$tmp/solver-time.csv") - 1))
-[ "$rows" = 16 ] || { echo "solver-time.csv has $rows rows, expected 16"; cat "$tmp/solver-time.csv"; exit 1; }
-for s in ilp-glpk ilp-cbc greedy-down greedy-up; do
+[ "$rows" = 24 ] || { echo "solver-time.csv has $rows rows, expected 24"; cat "$tmp/solver-time.csv"; exit 1; }
+for s in ilp-glpk ilp-cbc ilp-lazy-glpk ilp-lazy-cbc greedy-down greedy-up; do
   [ "$(grep -c ",$s," "$tmp/solver-time.csv")" = 4 ] || { echo "strategy $s missing rows"; exit 1; }
 done
 q=$(($(wc -l <"$tmp/fusion-quality.csv") - 1))
