@@ -61,6 +61,12 @@ void nz_buf_puts(NzBuf *b, const char *s);
 void nz_buf_printf(NzBuf *b, const char *fmt, ...) NZ_PRINTF(2, 3);
 void nz_buf_free(NzBuf *b);
 
+/* ---- floatfmt.c: NESL's float layout (NESL.md §4.8): fixed notation for
+ * exponents -3..6, else 1.5E-7; inf, -inf, nan. sig significant digits
+ * (NESL prints 15), or 0 for the shortest that reads back as x (which also
+ * keeps the sign of -0.0). ---- */
+void nz_float_print(NzBuf *b, double x, int sig);
+
 /* ---- intern.c: interned strings compare with == and live until exit ---- */
 const char *nz_intern(const char *s, size_t n);
 const char *nz_intern_cstr(const char *s);

@@ -134,66 +134,8 @@ LcuValue lcu_value_char(unsigned char x) {
 
 /* -------------------------------------------------------------- printing */
 
-/* Shortest decimal that reads back as the same double: the first precision
- * of %.*e that round-trips. Then laid out as NESL does (Common Lisp style):
- * fixed notation for 1e-3 <= |x| < 1e7, else d.dddE-n; always a digit after
- * the point. */
-void lcu_float_print(NzBuf *b, double x) {
-  if (isnan(x)) {
-    nz_buf_puts(b, "nan");
-    return;
-  }
-  if (isinf(x)) {
-    nz_buf_puts(b, x < 0 ? "-inf" : "inf");
-    return;
-  }
-  if (x == 0) {
-    nz_buf_puts(b, signbit(x) ? "-0.0" : "0.0");
-    return;
-  }
-  char tmp[64];
-  for (int p = 1; p <= 17; p++) {
-    snprintf(tmp, sizeof tmp, "%.*e", p - 1, x);
-    if (strtod(tmp, NULL) == x) break;
-  }
-  /* tmp is [-]d[.ddd]e(+|-)dd: collect the digits and the exponent. */
-  const char *s = tmp;
-  int neg = 0;
-  if (*s == '-') {
-    neg = 1;
-    s++;
-  }
-  char dig[32];
-  int nd = 0;
-  for (; *s && *s != 'e'; s++)
-    if (*s >= '0' && *s <= '9') dig[nd++] = *s;
-  int ex = *s == 'e' ? atoi(s + 1) : 0;
-  while (nd > 1 && dig[nd - 1] == '0') nd--; /* value = d0.d1d2... * 10^ex */
-  if (neg) nz_buf_putc(b, '-');
-  double ax = fabs(x);
-  if (ax >= 1e-3 && ax < 1e7) {
-    if (ex >= 0) {
-      for (int i = 0; i <= ex; i++) nz_buf_putc(b, i < nd ? dig[i] : '0');
-      nz_buf_putc(b, '.');
-      if (nd > ex + 1)
-        for (int i = ex + 1; i < nd; i++) nz_buf_putc(b, dig[i]);
-      else
-        nz_buf_putc(b, '0');
-    } else {
-      nz_buf_puts(b, "0.");
-      for (int i = 0; i < -ex - 1; i++) nz_buf_putc(b, '0');
-      for (int i = 0; i < nd; i++) nz_buf_putc(b, dig[i]);
-    }
-  } else {
-    nz_buf_putc(b, dig[0]);
-    nz_buf_putc(b, '.');
-    if (nd > 1)
-      for (int i = 1; i < nd; i++) nz_buf_putc(b, dig[i]);
-    else
-      nz_buf_putc(b, '0');
-    nz_buf_printf(b, "E%d", ex);
-  }
-}
+/* Shortest decimal that reads back as the same double, in NESL's layout. */
+void lcu_float_print(NzBuf *b, double x) { nz_float_print(b, x, 0); }
 
 static void print_elem(NzBuf *b, const LcuArray *a, int64_t i) {
   switch (a->elem) {

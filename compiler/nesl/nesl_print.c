@@ -99,52 +99,7 @@ void nesl_type_str(NzBuf *b, NlType *t) {
 }
 
 /* ---------- floats ---------- */
-void nesl_float_top(NzBuf *b, double x) {
-  if (isnan(x)) {
-    nz_buf_puts(b, "nan");
-    return;
-  }
-  if (isinf(x)) {
-    nz_buf_puts(b, x < 0 ? "-inf" : "inf");
-    return;
-  }
-  if (x == 0) {
-    nz_buf_puts(b, "0.0");
-    return;
-  }
-  char m[64];
-  snprintf(m, sizeof m, "%.14e", x); /* [-]d.dddddddddddddde[+-]XX: 15 significant digits */
-  const char *p = m;
-  bool neg = *p == '-';
-  if (neg) p++;
-  char digits[32];
-  int nd = 0;
-  for (; *p && *p != 'e'; p++)
-    if (*p != '.') digits[nd++] = *p;
-  int ex = atoi(p + 1); /* x = d.ddd * 10^ex */
-  while (nd > 1 && digits[nd - 1] == '0') nd--;
-  digits[nd] = 0;
-  if (neg) nz_buf_putc(b, '-');
-  if (ex >= -3 && ex < 7) {
-    if (ex < 0) {
-      nz_buf_puts(b, "0.");
-      for (int i = 0; i < -ex - 1; i++) nz_buf_putc(b, '0');
-      nz_buf_puts(b, digits);
-    } else {
-      for (int i = 0; i <= ex; i++) nz_buf_putc(b, i < nd ? digits[i] : '0');
-      nz_buf_putc(b, '.');
-      if (nd > ex + 1)
-        nz_buf_puts(b, digits + ex + 1);
-      else
-        nz_buf_putc(b, '0');
-    }
-  } else {
-    nz_buf_putc(b, digits[0]);
-    nz_buf_putc(b, '.');
-    nz_buf_puts(b, nd > 1 ? digits + 1 : "0");
-    nz_buf_printf(b, "E%d", ex);
-  }
-}
+void nesl_float_top(NzBuf *b, double x) { nz_float_print(b, x, 15); }
 
 /* float_string / exp_string, NESL.md §4.9. */
 void nesl_float_string(NzBuf *b, double x, int digits, bool force_sci) {
