@@ -100,10 +100,16 @@ test: deps
 	$(MAKE) SAN=1 all
 	@bash tests/run.sh bin build/asan/bin
 
+# The main job, as far as the pipeline goes today: a λcu program checked, run,
+# fused by the ILP scheduler (report and fused program) and run fused; then a
+# NESL program through the reference interpreter.
 run: deps
 	$(MAKE) all
 	bin/nessie lcu check tests/lcu/dotprod.lcu
 	bin/nessie lcu run tests/lcu/dotprod.lcu '[1.0, 2.0, 3.0]' '[4.0, 5.0, 6.0]'
+	bin/nessie lcu fuse tests/lcu/dotprod.lcu --scheduler=ilp
+	bin/nessie lcu run tests/lcu/dotprod.lcu '[1.0, 2.0, 3.0]' '[4.0, 5.0, 6.0]' --scheduler=ilp
+	bin/nessie run tests/nesl/quicksort.nesl
 
 SIZE ?= default
 JOBS ?= 2
