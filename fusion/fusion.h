@@ -202,6 +202,7 @@ void fus_greedy(const FusGraph *g, int *cl, int down, int reference);
 int fus_sched_ilp(const FusGraph *g, FusOptions *opt, FusSchedule *out);         /* sched_ilp.c */
 int fus_sched_ilp_bare(const FusGraph *g, FusOptions *opt, FusSchedule *out);    /* sched_ilp.c */
 int fus_sched_ilp_lazy(const FusGraph *g, FusOptions *opt, FusSchedule *out);    /* ilp_lazy.c */
+int fus_sched_ilp_decomp(const FusGraph *g, FusOptions *opt, FusSchedule *out);  /* sched_ilp_decomp.c */
 int fus_sched_exhaustive(const FusGraph *g, FusOptions *opt, FusSchedule *out);  /* exhaustive.c */
 
 /* -------------------------------------------------------- exhaustive.c */

@@ -13,6 +13,7 @@ const FusScheduler fus_schedulers[] = {
     {"ilp", fus_sched_ilp, "the reference ILP of paper §8 (fusion/ILP.md), solved by GLPK or CBC"},
     {"ilp-bare", fus_sched_ilp_bare, "the same ILP without its implied rows (to measure what they buy)"},
     {"ilp-lazy", fus_sched_ilp_lazy, "same optimum, no ordering variables: transitivity rows, cycle cuts added lazily"},
+    {"ilp-decomp", fus_sched_ilp_decomp, "ilp-lazy solved per component of the may-fuse graph, merged on conflict"},
     {"exhaustive", fus_sched_exhaustive, "every legal partition, for regions of at most 12 invocations"},
     {NULL, NULL, NULL},
 };
