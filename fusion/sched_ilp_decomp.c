@@ -21,6 +21,11 @@ typedef struct {
    * index or -1, xcol[a*ng+b] the column of x for local a, b or -1. */
   int ng;
   int *mem, *lid, *xcol;
+  /* Representative columns y_ab (local a < b) of the current model: col[e]
+   * with its ends. They carry role 'x' (see build), so ya/yb say which. */
+  NZ_VEC(int) ycol;
+  NZ_VEC(int) ya;
+  NZ_VEC(int) yb;
 } Dec;
 
 static int X(const Dec *D, int i, int j) {
@@ -45,6 +50,13 @@ static void compute_apart(Dec *D) {
           break;
         }
     }
+}
+
+/* The column of k_i in m (build makes one per member). */
+static int kcol(const FusIlp *m, int i) {
+  for (int j = 0; j < m->ncols; j++)
+    if (m->role[j] == 'k' && m->ra[j] == i) return j;
+  nz_die("ilp-decomp: no k column for %d", i);
 }
 
 static int find(int *parent, int a) {
@@ -103,6 +115,68 @@ static FusIlp *build(Dec *D, FusWeights w) {
     fus_ilp_term(m, k, 1);
     for (int a = 0; a < b; a++)
       if (D->xcol[a * ng + b] >= 0) fus_ilp_term(m, D->xcol[a * ng + b], 1);
+  }
+  /* Representatives: y_ab = "a is the first member of b's cluster", i.e.
+   * x_ab AND k_a. Exactly one per invocation (itself when k_b), a
+   * representative only represents fusable pairs, and never two invocations
+   * that are apart from each other. The kernel row above is implied for
+   * integers; these make the relaxation count kernels much more tightly.
+   * y columns get role 'x' so that fus_ilp_assign and recover handle them
+   * (y = 1 implies x = 1, so recover's union is unchanged); solve_group
+   * then corrects their start values to x AND k. */
+  D->ycol.n = D->ya.n = D->yb.n = 0;
+  {
+    int *yc = nz_xmalloc(sizeof(int) * (size_t)ng * (size_t)ng);
+    for (int a = 0; a < ng * ng; a++) yc[a] = -1;
+    for (int b = 0; b < ng; b++)
+      for (int a = 0; a < b; a++) {
+        int xab = D->xcol[a * ng + b];
+        if (xab < 0) continue;
+        int y = fus_ilp_col(m, nz_sprintf(A, "y_%d_%d", mem[a], mem[b]), 0, 1, 0, 1, 'x', mem[a], mem[b]);
+        yc[a * ng + b] = y;
+        nz_vec_push(D->ycol, y);
+        nz_vec_push(D->ya, a);
+        nz_vec_push(D->yb, b);
+        fus_ilp_row(m, nz_sprintf(A, "rep_x_%d_%d", mem[a], mem[b]), 'L', 0);
+        fus_ilp_term(m, y, 1), fus_ilp_term(m, xab, -1);
+        fus_ilp_row(m, nz_sprintf(A, "rep_k_%d_%d", mem[a], mem[b]), 'L', 0);
+        fus_ilp_term(m, y, 1), fus_ilp_term(m, kbase + a, -1);
+        fus_ilp_row(m, nz_sprintf(A, "rep_and_%d_%d", mem[a], mem[b]), 'G', -1);
+        fus_ilp_term(m, y, 1), fus_ilp_term(m, xab, -1), fus_ilp_term(m, kbase + a, -1);
+        fus_ilp_row(m, nz_sprintf(A, "not_first_%d_%d", mem[a], mem[b]), 'L', 1);
+        fus_ilp_term(m, kbase + b, 1), fus_ilp_term(m, xab, 1);
+      }
+    for (int b = 0; b < ng; b++) {
+      fus_ilp_row(m, nz_sprintf(A, "rep_%d", mem[b]), 'E', 1);
+      fus_ilp_term(m, kbase + b, 1);
+      for (int a = 0; a < b; a++)
+        if (yc[a * ng + b] >= 0) fus_ilp_term(m, yc[a * ng + b], 1);
+    }
+    /* rep_indep: the later fusable partners of a, split greedily into sets of
+     * pairwise apart ones; a represents at most one of each set. */
+    char *used = nz_xcalloc((size_t)ng, 1);
+    int *set = nz_xmalloc(sizeof(int) * (size_t)ng);
+    for (int a = 0; a < ng; a++) {
+      memset(used, 0, (size_t)ng);
+      for (int round = 0;; round++) {
+        int ns = 0;
+        for (int b = a + 1; b < ng; b++) {
+          if (used[b] || yc[a * ng + b] < 0) continue;
+          int ok = 1;
+          for (int e = 0; e < ns && ok; e++) ok = D->xcol[set[e] * ng + b] < 0;
+          if (ok) set[ns++] = b;
+        }
+        if (ns == 0) break;
+        for (int e = 0; e < ns; e++) used[set[e]] = 1;
+        if (ns < 2) continue;
+        fus_ilp_row(m, nz_sprintf(A, "rep_indep_%d_%d", mem[a], round), 'L', 0);
+        fus_ilp_term(m, kbase + a, -1);
+        for (int e = 0; e < ns; e++) fus_ilp_term(m, yc[a * ng + set[e]], 1);
+      }
+    }
+    free(used);
+    free(set);
+    free(yc);
   }
   /* kernels_clique within the group (greedy, most apart partners first). */
   if (ng > 1) {
@@ -278,6 +352,8 @@ static int solve_group(Dec *D, FusWeights w, FusOptions *opt, double deadline, c
     double *x = nz_xcalloc((size_t)m->ncols + 1, sizeof(double));
     double *st = nz_xcalloc((size_t)m->ncols + 1, sizeof(double));
     fus_ilp_assign(m, g, start, st);
+    for (int e = 0; e < D->ycol.n; e++) /* y = x AND k (see build) */
+      st[D->ycol.v[e]] = start[D->mem[D->ya.v[e]]] == start[D->mem[D->yb.v[e]]] && st[kcol(m, D->mem[D->ya.v[e]])] > 0.5;
     FusIlpResult r;
     if (opt->solver == FUS_CBC)
       fus_ilp_solve_cbc(m, left, st, x, &r);
@@ -332,7 +408,7 @@ int fus_sched_ilp_decomp(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
   double t0 = now();
   size_t nn = (size_t)n * (size_t)n;
   Dec D = {g, n, nz_xcalloc(nn, 1), 0, nz_xmalloc(sizeof(int) * (size_t)n), nz_xmalloc(sizeof(int) * (size_t)n),
-           nz_xmalloc(sizeof(int) * nn)};
+           nz_xmalloc(sizeof(int) * nn), {0}, {0}, {0}};
   compute_apart(&D);
   FusWeights w = fus_cost_weights(g);
   /* Groups start as the components of the fusable (not apart) graph. */
@@ -441,5 +517,6 @@ int fus_sched_ilp_decomp(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
   free(grp), free(greedy), free(best), free(solved), free(proven), free(start), free(sol), free(comb);
   free(cin), free(cout), free(first);
   free(D.apart), free(D.mem), free(D.lid), free(D.xcol);
+  nz_vec_free(D.ycol), nz_vec_free(D.ya), nz_vec_free(D.yb);
   return 0;
 }
