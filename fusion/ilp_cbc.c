@@ -56,6 +56,10 @@ int fus_ilp_solve_cbc(const FusIlp *m, double time_limit, const double *start, d
     Cbc_setParameter(model, "preprocess", "off");
     Cbc_setParameter(model, "cuts", "off");
     Cbc_setParameter(model, "heuristics", "off");
+  } else if (nc > 1000 && time_limit > 0) {
+    /* CBC 2.10.8 crashes (CglPreProcess::postProcess) when a time limit
+     * expires during the preprocessing of a large model. */
+    Cbc_setParameter(model, "preprocess", "off");
   }
   if (time_limit > 0) {
     /* Both: the C interface's own field, and the option CbcMain reads. */
