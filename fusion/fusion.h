@@ -126,6 +126,11 @@ int fus_legal(const FusGraph *g, const int *cl, NzBuf *why);
 /* For a legal partition: would merging clusters c1 and c2 keep it legal?
  * O(pairs across the two clusters + edges). */
 int fus_legal_merge(const FusGraph *g, const int *cl, int c1, int c2, NzBuf *why);
+/* A cycle of the graph contracted by cl (canonical, k clusters): returns its
+ * length L, with cyc_in[e], cyc_out[e] where it enters and leaves its e-th
+ * cluster and cyc_out[e] -> cyc_in[e+1 mod L] a region edge; 0 if acyclic.
+ * The arrays need room for k entries. Used by the lazy ILP variants' cuts. */
+int fus_contracted_cycle(const FusGraph *g, const int *cl, int *cyc_in, int *cyc_out);
 
 /* -------------------------------------------------------------- cost.c */
 

@@ -166,76 +166,28 @@ static void recover(const Lazy *L, const FusIlp *m, const double *x, int *cl) {
  * pairs (enter, leave) are fused in this solution, and any partition fusing
  * all of them has the same cycle, so the cut removes no legal partition. */
 static int add_cycle_cut(const Lazy *L, FusIlp *m, const int *cl, int ncut) {
-  const FusGraph *g = L->g;
   int n = L->n, k = 0;
   for (int i = 0; i < n; i++)
     if (cl[i] + 1 > k) k = cl[i] + 1;
-  /* DFS over clusters; an edge is (invocation u -> invocation v). */
-  int *state = nz_xcalloc((size_t)k, sizeof(int)); /* 0 new, 1 on stack, 2 done */
-  int *enter = nz_xmalloc(sizeof(int) * (size_t)k), *leave = nz_xmalloc(sizeof(int) * (size_t)k);
-  int *parent = nz_xmalloc(sizeof(int) * (size_t)k);
-  int *stack = nz_xmalloc(sizeof(int) * (size_t)k), *iter = nz_xmalloc(sizeof(int) * (size_t)k);
-  int found = 0, from = -1, to = -1, from_u = -1, to_v = -1;
-  for (int s = 0; s < k && !found; s++) {
-    if (state[s]) continue;
-    int sp = 0;
-    stack[sp] = s, iter[sp] = 0, sp++;
-    state[s] = 1;
-    enter[s] = -1;
-    while (sp && !found) {
-      int c = stack[sp - 1], pushed = 0;
-      /* iter[] walks (invocation, def, consumer) triples of cluster c, flattened
-       * over the region's into edges: invocation u in order, then its edges. */
-      while (!pushed && !found && iter[sp - 1] < n) {
-        int u = iter[sp - 1]++;
-        if (cl[u] != c) continue;
-        for (int d = 0; d < g->inv[u].ndefs && !pushed && !found; d++) {
-          const FusVar *x = &g->var[g->inv[u].defs[d]];
-          for (int q = 0; q < x->nconsumers && !pushed && !found; q++) {
-            int v = x->consumers[q], cv = cl[v];
-            if (cv == c || state[cv] == 2) continue;
-            if (state[cv] == 1) {
-              found = 1, from = c, to = cv, from_u = u, to_v = v;
-            } else {
-              state[cv] = 1, parent[cv] = c, leave[c] = u, enter[cv] = v;
-              stack[sp] = cv, iter[sp] = 0, sp++;
-              pushed = 1;
-            }
-          }
-        }
-        if (pushed) iter[sp - 2]--; /* revisit u: it may have more edges */
-      }
-      if (!pushed && !found) state[c] = 2, sp--;
-    }
-  }
-  int added = 0;
-  if (found) {
-    /* The cycle: to -> ... -> from (tree path), then from_u -> to_v. */
-    leave[from] = from_u;
-    int entry_of_to = to_v;
+  int *cin = nz_xmalloc(sizeof(int) * ((size_t)k + 1)), *cout = nz_xmalloc(sizeof(int) * ((size_t)k + 1));
+  int len = fus_contracted_cycle(L->g, cl, cin, cout);
+  if (len > 0) {
     NZ_VEC(int) cols = {0};
-    for (int c = from;; c = parent[c]) {
-      int a = c == to ? entry_of_to : enter[c], b = leave[c];
-      if (a != b) {
-        int col = X(L, a < b ? a : b, a < b ? b : a);
-        if (col < 0) nz_die("ilp-lazy: a cycle through an apart pair");
-        nz_vec_push(cols, col);
-      }
-      if (c == to) break;
+    for (int e = 0; e < len; e++) {
+      int a = cin[e], b = cout[e];
+      if (a == b) continue;
+      int col = X(L, a < b ? a : b, a < b ? b : a);
+      if (col < 0) nz_die("ilp-lazy: a cycle through an apart pair");
+      nz_vec_push(cols, col);
     }
     if (cols.n == 0) nz_die("ilp-lazy: a cycle of single invocations");
     fus_ilp_row(m, nz_sprintf(m->arena, "cycle_cut_%d", ncut), 'L', cols.n - 1);
     for (int e = 0; e < cols.n; e++) fus_ilp_term(m, cols.v[e], 1);
     nz_vec_free(cols);
-    added = 1;
   }
-  free(state);
-  free(enter);
-  free(leave);
-  free(parent);
-  free(stack);
-  free(iter);
-  return added;
+  free(cin);
+  free(cout);
+  return len > 0;
 }
 
 int fus_sched_ilp_lazy(const FusGraph *g, FusOptions *opt, FusSchedule *out) {

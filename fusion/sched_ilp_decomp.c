@@ -242,74 +242,6 @@ static void recover(const Dec *D, const FusIlp *m, const double *x, int *cl) {
   fus_partition_canon(D->n, cl);
 }
 
-/* Finds a cycle in the graph contracted by cl (canonical, k clusters) and
- * returns its length L: cyc_in[e], cyc_out[e] are where the cycle enters and
- * leaves its e-th cluster, and cyc_out[e] -> cyc_in[e+1 mod L] is an edge of
- * the region. 0 if acyclic. Arrays have room for k entries. */
-static int find_cycle(const FusGraph *g, const int *cl, int *cyc_in, int *cyc_out) {
-  int n = g->ninv, k = 0;
-  for (int i = 0; i < n; i++)
-    if (cl[i] + 1 > k) k = cl[i] + 1;
-  int *state = nz_xcalloc((size_t)k + 1, sizeof(int)); /* 0 new, 1 on stack, 2 done */
-  int *enter = nz_xmalloc(sizeof(int) * ((size_t)k + 1)), *leave = nz_xmalloc(sizeof(int) * ((size_t)k + 1));
-  int *parent = nz_xmalloc(sizeof(int) * ((size_t)k + 1));
-  int *stack = nz_xmalloc(sizeof(int) * ((size_t)k + 1)), *iter = nz_xmalloc(sizeof(int) * ((size_t)k + 1));
-  int found = 0, from = -1, to = -1, from_u = -1, to_v = -1;
-  for (int s = 0; s < k && !found; s++) {
-    if (state[s]) continue;
-    int sp = 0;
-    stack[sp] = s, iter[sp] = 0, sp++;
-    state[s] = 1;
-    while (sp && !found) {
-      int c = stack[sp - 1], pushed = 0;
-      while (!pushed && !found && iter[sp - 1] < n) {
-        int u = iter[sp - 1]++;
-        if (cl[u] != c) continue;
-        for (int d = 0; d < g->inv[u].ndefs && !pushed && !found; d++) {
-          const FusVar *x = &g->var[g->inv[u].defs[d]];
-          for (int q = 0; q < x->nconsumers && !pushed && !found; q++) {
-            int v = x->consumers[q], cv = cl[v];
-            if (cv == c || state[cv] == 2) continue;
-            if (state[cv] == 1) {
-              found = 1, from = c, to = cv, from_u = u, to_v = v;
-            } else {
-              state[cv] = 1, parent[cv] = c, leave[c] = u, enter[cv] = v;
-              stack[sp] = cv, iter[sp] = 0, sp++;
-              pushed = 1;
-            }
-          }
-        }
-        if (pushed) iter[sp - 2]--; /* revisit u: it may have more edges */
-      }
-      if (!pushed && !found) state[c] = 2, sp--;
-    }
-  }
-  int len = 0;
-  if (found) {
-    /* Tree path to -> ... -> from, then the edge from_u -> to_v; collected
-     * backwards from `from`, then reversed into forward order. */
-    leave[from] = from_u;
-    enter[to] = to_v;
-    for (int c = from;; c = parent[c]) {
-      cyc_in[len] = enter[c], cyc_out[len] = leave[c], len++;
-      if (c == to) break;
-    }
-    for (int a = 0, b = len - 1; a < b; a++, b--) {
-      int t = cyc_in[a];
-      cyc_in[a] = cyc_in[b], cyc_in[b] = t;
-      t = cyc_out[a];
-      cyc_out[a] = cyc_out[b], cyc_out[b] = t;
-    }
-  }
-  free(state);
-  free(enter);
-  free(leave);
-  free(parent);
-  free(stack);
-  free(iter);
-  return len;
-}
-
 /* The cut for a cycle of the group's solution: "every (enter, leave) pair
  * fused and no edge between consecutive clusters fused" gives a closed walk
  * through distinct consecutive clusters, hence a cycle, in ANY partition of
@@ -372,7 +304,7 @@ static int solve_group(Dec *D, FusWeights w, FusOptions *opt, double deadline, c
       if (!fus_ilp_feasible(m, x, NULL, &why)) nz_die("the ILP solver returned an infeasible solution: %s", why.s);
       nz_buf_free(&why);
       recover(D, m, x, cl);
-      int len = find_cycle(g, cl, cin, cout);
+      int len = fus_contracted_cycle(g, cl, cin, cout);
       if (len == 0) {
         FusCost a, b;
         fus_cost(g, cl, &a);
@@ -477,7 +409,7 @@ int fus_sched_ilp_decomp(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
      * groups because clusters never leave a group. */
     memcpy(comb, best, sizeof(int) * (size_t)n);
     fus_partition_canon(n, comb);
-    int len = find_cycle(g, comb, cin, cout);
+    int len = fus_contracted_cycle(g, comb, cin, cout);
     if (len == 0) break;
     /* A cycle through clusters of several groups: their separate optima
      * conflict, so solve them together. */
