@@ -279,6 +279,47 @@ int fus_ilp_solve_cbc(const FusIlp *m, double time_limit, const double *start, d
 /* Writes the instance in CPLEX LP format (through glp_write_lp). 0 or -1. */
 int fus_ilp_write_lp(const FusIlp *m, const char *path);
 
+/* ------------------------------------------------------------ decomp.c */
+
+/* Apart pairs (ILP.md, "Implied rows"): the pair rule (fus_pair_ok), closed
+ * under "i ⇝ m ⇝ j with m apart from i or j". No legal partition puts an
+ * apart pair in one cluster. n*n chars, malloc'ed. */
+char *fus_apart(const FusGraph *g);
+/* The better of greedy-down and greedy-up (a legal start and the fallback). */
+void fus_greedy_best(const FusGraph *g, int *cl);
+
+/* One group of a decomposed solve (ILP.md, "The decomposed variant"): members
+ * mem[0..ng) in increasing order, lid[i] = local index of i or -1. Every
+ * other invocation is a singleton whose kernel, arrays and reads are
+ * constants, so a group's model leaves them out. */
+typedef struct {
+  const FusGraph *g;
+  int n;
+  const char *apart; /* fus_apart */
+  int ng;
+  const int *mem, *lid;
+} FusGroup;
+
+/* A formulation solved group by group. build makes the group's model (aux:
+ * whatever the other hooks need, freed by free_aux); assign fills x with the
+ * solution vector of a legal partition cl (others alone); recover reads the
+ * partition back (others alone; any numbering); cut excludes a contracted
+ * cycle (cin/cout/len as fus_contracted_cycle) found in an optimal solution,
+ * or is NULL when the model excludes cycles by itself. */
+typedef struct {
+  const char *name;
+  FusIlp *(*build)(const FusGroup *G, FusWeights w, void **aux);
+  void (*assign)(const FusGroup *G, void *aux, const FusIlp *m, const int *cl, double *x);
+  void (*recover)(const FusGroup *G, void *aux, const FusIlp *m, const double *x, int *cl);
+  void (*cut)(const FusGroup *G, void *aux, FusIlp *m, const int *cin, const int *cout, int len, int ncut);
+  void (*free_aux)(void *aux);
+} FusGroupModel;
+
+/* The decomposition driver: groups start as the components of the fusable
+ * (not apart) graph, each is solved with gm, and groups whose optima form a
+ * cycle together are merged and solved again. Exact (ILP.md). */
+int fus_sched_decomposed(const FusGraph *g, FusOptions *opt, FusSchedule *out, const FusGroupModel *gm);
+
 /* ------------------------------------------------------------ random.c */
 
 /* A random region of n invocations for property tests: mixed SOACs, shared

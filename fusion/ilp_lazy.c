@@ -24,25 +24,6 @@ typedef struct {
 
 static int X(const Lazy *L, int i, int j) { return L->xcol[i * L->n + j]; }
 
-/* Apart pairs: the pair rule, closed under "i ⇝ m ⇝ j and m apart from i or
- * j" (acyclicity would pull m into i and j's cluster), by increasing j - i. */
-static void compute_apart(Lazy *L) {
-  const FusGraph *g = L->g;
-  int n = L->n;
-  for (int i = 0; i < n; i++)
-    for (int j = 0; j < n; j++) L->apart[i * n + j] = (char)(i != j && !fus_pair_ok(g, i, j, NULL));
-  for (int gap = 2; gap < n; gap++)
-    for (int i = 0; i + gap < n; i++) {
-      int j = i + gap;
-      if (L->apart[i * n + j] || !fus_path(g, i, j)) continue;
-      for (int m = i + 1; m < j; m++)
-        if (fus_path(g, i, m) && fus_path(g, m, j) && (L->apart[i * n + m] || L->apart[m * n + j])) {
-          L->apart[i * n + j] = L->apart[j * n + i] = 1;
-          break;
-        }
-    }
-}
-
 static FusIlp *build(Lazy *L) {
   const FusGraph *g = L->g;
   int n = L->n;
@@ -193,20 +174,12 @@ static int add_cycle_cut(const Lazy *L, FusIlp *m, const int *cl, int ncut) {
 int fus_sched_ilp_lazy(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
   int n = g->ninv;
   double t0 = now();
-  Lazy L = {g, n, nz_xcalloc((size_t)n * (size_t)n + 1, 1), nz_xmalloc(sizeof(int) * ((size_t)n * (size_t)n + 1))};
-  compute_apart(&L);
+  Lazy L = {g, n, fus_apart(g), nz_xmalloc(sizeof(int) * ((size_t)n * (size_t)n + 1))};
   FusIlp *m = build(&L);
   out->build_seconds = now() - t0;
   /* Start from the better greedy schedule, which is legal, hence feasible. */
   int *greedy = nz_xcalloc((size_t)(n ? n : 1), sizeof(int));
-  int *alt = nz_xcalloc((size_t)(n ? n : 1), sizeof(int));
-  fus_greedy(g, greedy, 1, 0);
-  fus_greedy(g, alt, 0, 0);
-  FusCost ca, cb;
-  fus_cost(g, greedy, &ca);
-  fus_cost(g, alt, &cb);
-  if (cb.objective < ca.objective) memcpy(greedy, alt, sizeof(int) * (size_t)(n ? n : 1));
-  free(alt);
+  fus_greedy_best(g, greedy);
   double t1 = now();
   int status = -1, cuts = 0;
   long nodes = 0;

@@ -1,0 +1,252 @@
+/* decomp.c — solving a fusion ILP group by group: the apart relation, the
+ * components of the fusable graph, and the loop that solves each group with a
+ * formulation's hooks (FusGroupModel) and merges groups whose optima form a
+ * cycle together. Exact for any formulation whose group model is the whole
+ * problem restricted to the group (ILP.md, "The decomposed variant"). */
+#include "fusion.h"
+
+#include <time.h>
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* By increasing j - i, so the pairs a closure step reads are final; each pair
+ * is one pass of word-wide operations over the path matrix. */
+char *fus_apart(const FusGraph *g) {
+  int n = g->ninv, W = g->words;
+  char *apart = nz_xcalloc((size_t)n * (size_t)n + 1, 1);
+  uint64_t *ab = nz_xcalloc((size_t)n * (size_t)W + 1, sizeof(uint64_t)); /* apart as bits */
+  uint64_t *to = nz_xcalloc((size_t)n * (size_t)W + 1, sizeof(uint64_t)); /* to[j] bit m: m ⇝ j */
+#define ROW(M, r) ((M) + (size_t)(r) * (size_t)W)
+#define SET(M, r, c) (ROW(M, r)[(c) >> 6] |= (uint64_t)1 << ((c)&63))
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      if (i != j && !fus_pair_ok(g, i, j, NULL)) apart[i * n + j] = 1, SET(ab, i, j);
+      if (fus_path(g, i, j)) SET(to, j, i);
+    }
+  for (int gap = 2; gap < n; gap++)
+    for (int i = 0; i + gap < n; i++) {
+      int j = i + gap;
+      if (apart[i * n + j] || !fus_path(g, i, j)) continue;
+      const uint64_t *from_i = ROW(g->path, i), *to_j = ROW(to, j), *ai = ROW(ab, i), *aj = ROW(ab, j);
+      int hit = 0;
+      for (int w = 0; w < W && !hit; w++) hit = (from_i[w] & to_j[w] & (ai[w] | aj[w])) != 0;
+      if (!hit) continue;
+      apart[i * n + j] = apart[j * n + i] = 1;
+      SET(ab, i, j);
+      SET(ab, j, i);
+    }
+#undef ROW
+#undef SET
+  free(ab);
+  free(to);
+  return apart;
+}
+
+void fus_greedy_best(const FusGraph *g, int *cl) {
+  int n = g->ninv;
+  int *alt = nz_xcalloc((size_t)(n ? n : 1), sizeof(int));
+  fus_greedy(g, cl, 1, 0);
+  fus_greedy(g, alt, 0, 0);
+  FusCost a, b;
+  fus_cost(g, cl, &a);
+  fus_cost(g, alt, &b);
+  if (b.objective < a.objective) memcpy(cl, alt, sizeof(int) * (size_t)n);
+  free(alt);
+}
+
+static int find(int *parent, int a) {
+  while (parent[a] != a) a = parent[a] = parent[parent[a]];
+  return a;
+}
+
+static void dump(const FusIlp *m, FusOptions *opt) {
+  if (!opt->dump_ilp) return;
+  size_t len = strlen(opt->dump_ilp) + 16;
+  char *path = nz_xmalloc(len);
+  snprintf(path, len, opt->dump_seq ? "%s.%d" : "%s", opt->dump_ilp, opt->dump_seq);
+  opt->dump_seq++;
+  fus_ilp_write_lp(m, path);
+  free(path);
+}
+
+/* Solves the group G to optimality (returns 1), or returns 0 on time-out with
+ * sol = the best legal partition seen (start if none). sol and start are
+ * whole partitions with non-members alone. */
+static int solve_group(const FusGroup *G, const FusGroupModel *gm, FusWeights w, FusOptions *opt, double deadline,
+                       const int *start, int *sol, FusSchedule *out) {
+  const FusGraph *g = G->g;
+  int n = G->n;
+  void *aux = NULL;
+  FusIlp *m = gm->build(G, w, &aux);
+  int cuts = 0, proven = 0;
+  memcpy(sol, start, sizeof(int) * (size_t)n);
+  int *cl = nz_xmalloc(sizeof(int) * (size_t)n);
+  int *cin = nz_xmalloc(sizeof(int) * (size_t)n), *cout = nz_xmalloc(sizeof(int) * (size_t)n);
+  for (;;) {
+    double left = opt->time_limit > 0 ? deadline - now() : 0;
+    if (opt->time_limit > 0 && left <= 0) break;
+    /* CBC 2.10.8 can crash in CglPreProcess::postProcess when a very short
+     * limit expires during preprocessing (seen with 0.18 s left on
+     * gen:kernels=60,chain=4,seed=4): a group that only gets the last crumbs
+     * of the budget is left unsolved instead. */
+    if (opt->solver == FUS_CBC && opt->time_limit > 0 && left < 0.5) break;
+    double *x = nz_xcalloc((size_t)m->ncols + 1, sizeof(double));
+    double *st = nz_xcalloc((size_t)m->ncols + 1, sizeof(double));
+    gm->assign(G, aux, m, start, st);
+    FusIlpResult r;
+    if (opt->solver == FUS_CBC)
+      fus_ilp_solve_cbc(m, left, st, x, &r);
+    else
+      fus_ilp_solve_glpk(m, left, st, x, &r);
+    free(st);
+    if (r.nodes > 0) out->nodes += r.nodes;
+    int again = 0;
+    if (r.has_solution) {
+      NzBuf why = {0};
+      if (!fus_ilp_feasible(m, x, NULL, &why)) nz_die("the ILP solver returned an infeasible solution: %s", why.s);
+      nz_buf_free(&why);
+      gm->recover(G, aux, m, x, cl);
+      fus_partition_canon(n, cl);
+      int len = fus_contracted_cycle(g, cl, cin, cout);
+      if (len == 0) {
+        FusCost a, b;
+        fus_cost(g, cl, &a);
+        fus_cost(g, sol, &b);
+        if (r.optimal || a.objective < b.objective) memcpy(sol, cl, sizeof(int) * (size_t)n);
+        proven = r.optimal;
+      } else if (r.optimal) {
+        if (!gm->cut) nz_die("%s: a cycle in a group's optimal solution", gm->name);
+        gm->cut(G, aux, m, cin, cout, len, cuts++);
+        again = 1;
+      }
+    }
+    free(x);
+    if (!again) break;
+  }
+  out->nvars += m->ncols;
+  out->nconstraints += m->nrows;
+  dump(m, opt);
+  free(cl);
+  free(cin);
+  free(cout);
+  if (gm->free_aux) gm->free_aux(aux);
+  fus_ilp_free(m);
+  return proven;
+}
+
+int fus_sched_decomposed(const FusGraph *g, FusOptions *opt, FusSchedule *out, const FusGroupModel *gm) {
+  int n = g->ninv;
+  if (n == 0) {
+    out->status = FUS_ST_OPTIMAL;
+    return 0;
+  }
+  double t0 = now();
+  char *apart = fus_apart(g);
+  int *mem = nz_xmalloc(sizeof(int) * (size_t)n), *lid = nz_xmalloc(sizeof(int) * (size_t)n);
+  FusGroup G = {g, n, apart, 0, mem, lid};
+  FusWeights w = fus_cost_weights(g);
+  /* Groups start as the components of the fusable (not apart) graph. */
+  int *grp = nz_xmalloc(sizeof(int) * (size_t)n);
+  for (int i = 0; i < n; i++) grp[i] = i;
+  for (int i = 0; i < n; i++)
+    for (int j = i + 1; j < n; j++)
+      if (!apart[i * n + j]) grp[find(grp, i)] = find(grp, j);
+  for (int i = 0; i < n; i++) grp[i] = find(grp, i);
+  out->build_seconds = now() - t0;
+  /* The better greedy schedule: every group's start (its restriction, others
+   * alone, is legal) and the fallback. */
+  int *greedy = nz_xmalloc(sizeof(int) * (size_t)n);
+  fus_greedy_best(g, greedy);
+  double t1 = now(), deadline = t1 + opt->time_limit;
+  int *best = nz_xmalloc(sizeof(int) * (size_t)n);   /* per invocation: its group's solution */
+  char *solved = nz_xcalloc((size_t)n, 1);           /* per group root: solved and not merged since */
+  char *proven = nz_xcalloc((size_t)n, 1);           /* per group root */
+  int *start = nz_xmalloc(sizeof(int) * (size_t)n), *sol = nz_xmalloc(sizeof(int) * (size_t)n);
+  int *comb = nz_xmalloc(sizeof(int) * (size_t)n);
+  int *cin = nz_xmalloc(sizeof(int) * (size_t)n), *cout = nz_xmalloc(sizeof(int) * (size_t)n);
+  int *first = nz_xmalloc(sizeof(int) * (size_t)n);
+  for (int i = 0; i < n; i++) best[i] = i;
+  out->nodes = 0;
+  int all_proven = 1, status;
+  for (;;) {
+    /* Solve every group not solved yet (singletons need no solve). */
+    for (int r = 0; r < n; r++) {
+      if (grp[r] != r || solved[r]) continue;
+      G.ng = 0;
+      for (int i = 0; i < n; i++)
+        if (grp[i] == r) lid[i] = G.ng, mem[G.ng++] = i;
+        else lid[i] = -1;
+      solved[r] = 1;
+      if (G.ng == 1) {
+        proven[r] = 1;
+        best[r] = r;
+        continue;
+      }
+      /* Start: greedy's clusters inside the group, others alone. */
+      for (int i = 0; i < n; i++) start[i] = grp[i] == r ? n + greedy[i] : i;
+      fus_partition_canon(n, start);
+      if (opt->time_limit > 0 && now() >= deadline) {
+        memcpy(sol, start, sizeof(int) * (size_t)n);
+        proven[r] = 0;
+      } else {
+        proven[r] = (char)solve_group(&G, gm, w, opt, deadline, start, sol, out);
+      }
+      /* Name each cluster by its first member: unique across groups. */
+      for (int i = n - 1; i >= 0; i--) first[sol[i]] = i;
+      for (int i = 0; i < n; i++)
+        if (grp[i] == r) best[i] = first[sol[i]];
+    }
+    /* The union of the groups' partitions; cluster ids are unique across
+     * groups because clusters never leave a group. */
+    memcpy(comb, best, sizeof(int) * (size_t)n);
+    fus_partition_canon(n, comb);
+    int len = fus_contracted_cycle(g, comb, cin, cout);
+    if (len == 0) break;
+    /* A cycle through clusters of several groups: their separate optima
+     * conflict, so solve them together. */
+    int root = grp[cin[0]], merged = 0;
+    for (int e = 0; e < len; e++) {
+      int r = grp[cin[e]];
+      if (r != root) {
+        merged = 1;
+        for (int i = 0; i < n; i++)
+          if (grp[i] == r) grp[i] = root;
+      }
+    }
+    if (!merged) nz_die("%s: a cycle within one group's solution", gm->name);
+    solved[root] = 0;
+    if (opt->time_limit > 0 && now() >= deadline) {
+      all_proven = -1; /* out of time with a conflict: greedy */
+      break;
+    }
+  }
+  for (int r = 0; r < n && all_proven == 1; r++)
+    if (grp[r] == r && !proven[r]) all_proven = 0;
+  if (all_proven == 1) {
+    memcpy(out->cl, comb, sizeof(int) * (size_t)n);
+    status = FUS_ST_OPTIMAL;
+  } else {
+    FusCost a, b;
+    fus_cost(g, comb, &a);
+    fus_cost(g, greedy, &b);
+    if (all_proven == 0 && fus_legal(g, comb, NULL) && a.objective < b.objective) {
+      memcpy(out->cl, comb, sizeof(int) * (size_t)n);
+      status = FUS_ST_FEASIBLE;
+    } else {
+      memcpy(out->cl, greedy, sizeof(int) * (size_t)n);
+      status = FUS_ST_FALLBACK;
+    }
+  }
+  out->solve_seconds = now() - t1;
+  out->status = (FusStatus)status;
+  FusCost c;
+  fus_cost(g, out->cl, &c);
+  out->solver_objective = c.objective;
+  free(grp), free(greedy), free(best), free(solved), free(proven), free(start), free(sol), free(comb);
+  free(cin), free(cout), free(first), free(apart), free(mem), free(lid);
+  return 0;
+}
