@@ -222,7 +222,7 @@ double fus_exhaustive(const FusGraph *g, int *best, long *nlegal);
 
 /* A solver-independent 0/1-integer program: columns with bounds, kind and
  * objective; rows `sum coef*col  sense  rhs` with sense 'L' (<=), 'G' (>=), 'E'. */
-typedef struct {
+typedef struct FusIlp {
   NzArena *arena;
   int ncols, nrows, nnz;
   const char **colname;
@@ -240,6 +240,16 @@ typedef struct {
   int *ocol; /* column of o_i */
   char *role; /* per column: 'o' 'f' 'd' 'k' 'c' 't' (ILP.md), 'x' (ilp_lazy.c) */
   int *ra, *rb; /* per column: o_i: i; f_ij, d_ij: i, j; k_j: j; c_a: a; t_ia: i, a */
+  /* Lazy rows (lazy[r] = 1; rows are made lazy while lazy_mode is set): part
+   * of the model, but a solver that can add rows during its search (GLPK)
+   * starts without them and adds each one when a relaxation violates it.
+   * separate (may be NULL) is asked about every integral relaxation solution
+   * x (length ncols); it may append lazy rows that x violates (cuts valid for
+   * every legal partition) and returns how many it appended. */
+  char *lazy;
+  int lazy_mode;
+  int (*separate)(void *ctx, struct FusIlp *m, const double *x);
+  void *separate_ctx;
 } FusIlp;
 
 /* The reference formulation of paper §8 as corrected in fusion/ILP.md, with

@@ -37,12 +37,14 @@ void fus_ilp_row(FusIlp *m, const char *name, char sense, double rhs) {
     size_t c = (size_t)m->caprows;
     m->rowname = nz_xrealloc(m->rowname, sizeof(char *) * c);
     m->sense = nz_xrealloc(m->sense, c);
+    m->lazy = nz_xrealloc(m->lazy, c);
     m->rhs = nz_xrealloc(m->rhs, sizeof(double) * c);
     m->rowstart = nz_xrealloc(m->rowstart, sizeof(int) * (c + 1));
   }
   int r = m->nrows++;
   m->rowname[r] = name;
   m->sense[r] = sense;
+  m->lazy[r] = (char)m->lazy_mode;
   m->rhs[r] = rhs;
   m->rowstart[r] = m->nnz;
   m->rowstart[r + 1] = m->nnz;
@@ -252,6 +254,7 @@ void fus_ilp_free(FusIlp *m) {
   free(m->rb);
   free(m->rowname);
   free(m->sense);
+  free(m->lazy);
   free(m->rhs);
   free(m->rowstart);
   free(m->idx);
