@@ -73,6 +73,28 @@ static void dump(const FusIlp *m, FusOptions *opt) {
   free(path);
 }
 
+/* The separation hook (FusIlp.separate): an integral solution whose clusters
+ * form a cycle gets the formulation's cycle cut, during the search. */
+typedef struct {
+  const FusGroup *G;
+  const FusGroupModel *gm;
+  void *aux;
+  int *cl, *cin, *cout, *cuts;
+} Sep;
+
+static int separate(void *ctx, FusIlp *m, const double *x) {
+  Sep *S = ctx;
+  S->gm->recover(S->G, S->aux, m, x, S->cl);
+  fus_partition_canon(S->G->n, S->cl);
+  int len = fus_contracted_cycle(S->G->g, S->cl, S->cin, S->cout);
+  if (len == 0) return 0;
+  int before = m->nrows, mode = m->lazy_mode;
+  m->lazy_mode = 1;
+  S->gm->cut(S->G, S->aux, m, S->cin, S->cout, len, (*S->cuts)++);
+  m->lazy_mode = mode;
+  return m->nrows - before;
+}
+
 /* Solves the group G to optimality (returns 1), or returns 0 on time-out with
  * sol = the best legal partition seen (start if none). sol and start are
  * whole partitions with non-members alone. */
@@ -86,6 +108,13 @@ static int solve_group(const FusGroup *G, const FusGroupModel *gm, FusWeights w,
   memcpy(sol, start, sizeof(int) * (size_t)n);
   int *cl = nz_xmalloc(sizeof(int) * (size_t)n);
   int *cin = nz_xmalloc(sizeof(int) * (size_t)n), *cout = nz_xmalloc(sizeof(int) * (size_t)n);
+  int *scl = nz_xmalloc(sizeof(int) * (size_t)n), *scin = nz_xmalloc(sizeof(int) * (size_t)n),
+      *scout = nz_xmalloc(sizeof(int) * (size_t)n);
+  Sep S = {G, gm, aux, scl, scin, scout, &cuts};
+  if (gm->cut) {
+    m->separate = separate;
+    m->separate_ctx = &S;
+  }
   for (;;) {
     double left = opt->time_limit > 0 ? deadline - now() : 0;
     if (opt->time_limit > 0 && left <= 0) break;
@@ -104,6 +133,10 @@ static int solve_group(const FusGroup *G, const FusGroupModel *gm, FusWeights w,
       fus_ilp_solve_glpk(m, left, st, x, &r);
     free(st);
     if (r.nodes > 0) out->nodes += r.nodes;
+    if (getenv("NZ_DECOMP_TRACE"))
+      fprintf(stderr, "group of %d: %d cols %d rows, %s %.3f s, %ld nodes, %ld lazy rows added, obj %.0f\n", G->ng, m->ncols,
+              m->nrows, r.optimal ? "optimal" : r.has_solution ? "feasible" : "none", left - (deadline - now()), r.nodes,
+              r.lazy_rows, r.objective);
     int again = 0;
     if (r.has_solution) {
       NzBuf why = {0};
@@ -133,6 +166,7 @@ static int solve_group(const FusGroup *G, const FusGroupModel *gm, FusWeights w,
   free(cl);
   free(cin);
   free(cout);
+  free(scl), free(scin), free(scout);
   if (gm->free_aux) gm->free_aux(aux);
   fus_ilp_free(m);
   return proven;

@@ -282,9 +282,10 @@ typedef struct {
   int timed_out;
   double objective;
   long nodes; /* -1 if not reported */
+  long lazy_rows; /* lazy rows the solver added to its LP (GLPK) */
 } FusIlpResult;
 /* start (may be NULL) is a feasible solution handed to the solver first. */
-int fus_ilp_solve_glpk(const FusIlp *m, double time_limit, const double *start, double *x, FusIlpResult *r);
+int fus_ilp_solve_glpk(FusIlp *m, double time_limit, const double *start, double *x, FusIlpResult *r);
 int fus_ilp_solve_cbc(const FusIlp *m, double time_limit, const double *start, double *x, FusIlpResult *r);
 /* Writes the instance in CPLEX LP format (through glp_write_lp). 0 or -1. */
 int fus_ilp_write_lp(const FusIlp *m, const char *path);

@@ -1,10 +1,29 @@
 /* ilp_glpk.c — loads a FusIlp into GLPK (glpk.h), solves it with glp_intopt
- * under a time limit, and writes instances in CPLEX LP format (glp_write_lp). */
+ * under a time limit, and writes instances in CPLEX LP format (glp_write_lp).
+ * Lazy rows start outside the LP and enter it through the branch-and-cut
+ * callback (GLP_IROWGEN) when a relaxation violates them; the model's
+ * separation hook is asked there about integral relaxation solutions. */
 #include "fusion.h"
 
 #include <glpk.h>
+#include <math.h>
 
-static glp_prob *load(const FusIlp *m) {
+/* Row r into GLPK row i (1-based); ind/val have room for the row. */
+static void set_row(glp_prob *lp, int i, const FusIlp *m, int r, int *ind, double *val, int names) {
+  if (names) glp_set_row_name(lp, i, m->rowname[r]);
+  int type = m->sense[r] == 'L' ? GLP_UP : m->sense[r] == 'G' ? GLP_LO : GLP_FX;
+  glp_set_row_bnds(lp, i, type, m->rhs[r], m->rhs[r]);
+  int nz = 0;
+  for (int e = m->rowstart[r]; e < m->rowstart[r + 1]; e++) {
+    ind[nz + 1] = m->idx[e] + 1; /* GLPK arrays are 1-based */
+    val[nz + 1] = m->val[e];
+    nz++;
+  }
+  glp_set_mat_row(lp, i, nz, ind, val);
+}
+
+/* with_lazy = 0 leaves the lazy rows out. */
+static glp_prob *load(const FusIlp *m, int with_lazy) {
   glp_prob *lp = glp_create_prob();
   glp_set_prob_name(lp, "fusion");
   glp_set_obj_name(lp, "cost");
@@ -19,24 +38,16 @@ static glp_prob *load(const FusIlp *m) {
     glp_set_col_kind(lp, j + 1, m->isint[j] ? GLP_IV : GLP_CV);
     glp_set_obj_coef(lp, j + 1, m->obj[j]);
   }
-  if (m->nrows) glp_add_rows(lp, m->nrows);
+  int nload = 0;
+  for (int r = 0; r < m->nrows; r++) nload += with_lazy || !m->lazy[r];
+  if (nload) glp_add_rows(lp, nload);
   int maxnz = 0;
   for (int r = 0; r < m->nrows; r++)
     if (m->rowstart[r + 1] - m->rowstart[r] > maxnz) maxnz = m->rowstart[r + 1] - m->rowstart[r];
   int *ind = nz_xmalloc(sizeof(int) * (size_t)(maxnz + 1));
   double *val = nz_xmalloc(sizeof(double) * (size_t)(maxnz + 1));
-  for (int r = 0; r < m->nrows; r++) {
-    glp_set_row_name(lp, r + 1, m->rowname[r]);
-    int type = m->sense[r] == 'L' ? GLP_UP : m->sense[r] == 'G' ? GLP_LO : GLP_FX;
-    glp_set_row_bnds(lp, r + 1, type, m->rhs[r], m->rhs[r]);
-    int nz = 0;
-    for (int e = m->rowstart[r]; e < m->rowstart[r + 1]; e++) {
-      ind[nz + 1] = m->idx[e] + 1; /* GLPK arrays are 1-based */
-      val[nz + 1] = m->val[e];
-      nz++;
-    }
-    glp_set_mat_row(lp, r + 1, nz, ind, val);
-  }
+  for (int r = 0, i = 1; r < m->nrows; r++)
+    if (with_lazy || !m->lazy[r]) set_row(lp, i++, m, r, ind, val, 1);
   free(ind);
   free(val);
   return lp;
@@ -46,23 +57,81 @@ typedef struct {
   long nodes;
   const double *start; /* 1-based copy, handed over once */
   int given;
+  FusIlp *m;
+  double *x;   /* ncols: the relaxation's solution */
+  long added;  /* lazy rows put into the LP */
 } Cb;
+
+static double activity(const FusIlp *m, int r, const double *x) {
+  double a = 0;
+  for (int e = m->rowstart[r]; e < m->rowstart[r + 1]; e++) a += m->val[e] * x[m->idx[e]];
+  return a;
+}
+
+static int violated(const FusIlp *m, int r, const double *x) {
+  double a = activity(m, r, x), eps = 1e-6;
+  return m->sense[r] == 'L' ? a > m->rhs[r] + eps : m->sense[r] == 'G' ? a < m->rhs[r] - eps : fabs(a - m->rhs[r]) > eps;
+}
+
+/* GLP_IROWGEN: every lazy row the relaxation violates goes into the current
+ * subproblem. GLPK keeps rows added at a node only in that node's subtree, so
+ * all lazy rows are checked each time (the ones present are satisfied). When
+ * none is violated and the solution is integral, the separation hook may
+ * append rows that cut it off. */
+static void add_lazy(glp_tree *tree, Cb *cb) {
+  FusIlp *m = cb->m;
+  glp_prob *lp = glp_ios_get_prob(tree);
+  for (int j = 0; j < m->ncols; j++) cb->x[j] = glp_get_col_prim(lp, j + 1);
+  NZ_VEC(int) add = {0};
+  for (int r = 0; r < m->nrows; r++)
+    if (m->lazy[r] && violated(m, r, cb->x)) nz_vec_push(add, r);
+  if (add.n == 0 && m->separate) {
+    int integral = 1;
+    for (int j = 0; j < m->ncols && integral; j++)
+      integral = !m->isint[j] || fabs(cb->x[j] - floor(cb->x[j] + 0.5)) < 1e-6;
+    if (integral) {
+      int before = m->nrows;
+      m->separate(m->separate_ctx, m, cb->x);
+      for (int r = before; r < m->nrows; r++)
+        if (violated(m, r, cb->x)) nz_vec_push(add, r);
+    }
+  }
+  if (add.n) {
+    int maxnz = 0;
+    for (int e = 0; e < add.n; e++) {
+      int r = add.v[e];
+      if (m->rowstart[r + 1] - m->rowstart[r] > maxnz) maxnz = m->rowstart[r + 1] - m->rowstart[r];
+    }
+    int *ind = nz_xmalloc(sizeof(int) * (size_t)(maxnz + 1));
+    double *val = nz_xmalloc(sizeof(double) * (size_t)(maxnz + 1));
+    int first = glp_add_rows(lp, add.n);
+    for (int e = 0; e < add.n; e++) set_row(lp, first + e, m, add.v[e], ind, val, 0);
+    cb->added += add.n;
+    free(ind);
+    free(val);
+  }
+  nz_vec_free(add);
+}
 
 static void callback(glp_tree *tree, void *info) {
   Cb *cb = info;
   int a, n, t;
   glp_ios_tree_size(tree, &a, &n, &t);
   cb->nodes = t;
+  if (glp_ios_reason(tree) == GLP_IROWGEN && cb->m) add_lazy(tree, cb);
+
   if (glp_ios_reason(tree) == GLP_IHEUR && cb->start && !cb->given) {
     glp_ios_heur_sol(tree, cb->start);
     cb->given = 1;
   }
 }
 
-int fus_ilp_solve_glpk(const FusIlp *m, double time_limit, const double *start, double *x, FusIlpResult *r) {
+int fus_ilp_solve_glpk(FusIlp *m, double time_limit, const double *start, double *x, FusIlpResult *r) {
   memset(r, 0, sizeof *r);
   glp_term_out(GLP_OFF);
-  glp_prob *lp = load(m);
+  int lazy = m->separate != NULL;
+  for (int i = 0; i < m->nrows && !lazy; i++) lazy = m->lazy[i];
+  glp_prob *lp = load(m, !lazy);
   glp_iocp parm;
   glp_init_iocp(&parm);
   parm.msg_lev = GLP_MSG_OFF;
@@ -75,15 +144,25 @@ int fus_ilp_solve_glpk(const FusIlp *m, double time_limit, const double *start, 
     memcpy(start1 + 1, start, sizeof(double) * (size_t)m->ncols);
     cb.start = start1;
   }
+  if (lazy) {
+    /* GLPK's simple rounding heuristic records solutions without asking for
+     * lazy rows first (seen: a rounded solution breaking a transitivity row),
+     * so with lazy rows only LP solutions and our start may become
+     * incumbents. */
+    parm.sr_heur = GLP_OFF;
+    cb.m = m;
+    cb.x = nz_xmalloc(sizeof(double) * ((size_t)m->ncols + 1));
+  }
   parm.cb_func = callback;
   parm.cb_info = &cb;
   int tm = time_limit <= 0 ? 0 : time_limit * 1000 > 2e9 ? 2000000000 : (int)(time_limit * 1000);
   if (tm) parm.tm_lim = tm;
   int ret = 0;
-  if (m->ncols && start) {
-    /* In the callback, a presolved problem has other columns than ours, so a
-     * start can only be handed over without the MIP presolver: solve the LP
-     * relaxation first, then branch, both within the time limit. */
+  if (m->ncols && (start || lazy)) {
+    /* In the callback, a presolved problem has other columns and rows than
+     * ours, so a start or lazy rows need the search without the MIP
+     * presolver: solve the LP relaxation first, then branch, both within the
+     * time limit. */
     glp_smcp sp;
     glp_init_smcp(&sp);
     sp.msg_lev = GLP_MSG_OFF;
@@ -105,8 +184,11 @@ int fus_ilp_solve_glpk(const FusIlp *m, double time_limit, const double *start, 
     ret = glp_intopt(lp, &parm);
   }
   int st = m->ncols ? glp_mip_status(lp) : GLP_OPT;
+
   r->nodes = cb.nodes;
+  r->lazy_rows = cb.added;
   free(start1);
+  free(cb.x);
   r->timed_out = ret == GLP_ETMLIM;
   r->has_solution = st == GLP_OPT || st == GLP_FEAS;
   r->optimal = st == GLP_OPT && ret == 0;
@@ -121,7 +203,7 @@ int fus_ilp_solve_glpk(const FusIlp *m, double time_limit, const double *start, 
 
 int fus_ilp_write_lp(const FusIlp *m, const char *path) {
   glp_term_out(GLP_OFF);
-  glp_prob *lp = load(m);
+  glp_prob *lp = load(m, 1);
   int ret = glp_write_lp(lp, NULL, path);
   glp_delete_prob(lp);
   glp_free_env();

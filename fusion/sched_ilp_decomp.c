@@ -45,6 +45,9 @@ static FusIlp *build(const FusGroup *G, FusWeights w, void **auxp) {
       if (!G->apart[mem[a] * n + mem[b]])
         D->xcol[a * ng + b] = D->xcol[b * ng + a] =
             fus_ilp_col(m, nz_sprintf(A, "x_%d_%d", mem[a], mem[b]), 0, 1, 0, 1, 'x', mem[a], mem[b]);
+  /* Transitivity rows are cubic in the group's size, and few of them ever
+   * bind: lazy (GLPK adds each when a relaxation violates it). */
+  m->lazy_mode = getenv("NZ_NOLAZY") ? 0 : 1;
   for (int a = 0; a < ng; a++)
     for (int b = a + 1; b < ng; b++)
       for (int c = b + 1; c < ng; c++) {
@@ -59,6 +62,7 @@ static FusIlp *build(const FusGroup *G, FusWeights w, void **auxp) {
           if (r >= 0) fus_ilp_term(m, r, -1);
         }
       }
+  m->lazy_mode = 0;
   /* Convexity. A middle of a fusable dependent pair is fusable with both ends
    * (else the pair would be apart), so it is in the group. */
   for (int a = 0; a < ng; a++)
