@@ -79,58 +79,86 @@ typedef struct {
   const FusGroup *G;
   const FusGroupModel *gm;
   void *aux;
+  const int *context;
   int *cl, *cin, *cout, *cuts;
 } Sep;
 
+/* The whole partition of a group solution: members as recovered, the others
+ * alone (context NULL) or in the fixed clusters context gives them. */
+static void whole(const FusGroup *G, const FusGroupModel *gm, void *aux, const FusIlp *m, const double *x,
+                  const int *context, int *cl) {
+  gm->recover(G, aux, m, x, cl);
+  fus_partition_canon(G->n, cl);
+  if (context)
+    for (int i = 0; i < G->n; i++)
+      if (G->lid[i] < 0) cl[i] = G->n + context[i];
+  fus_partition_canon(G->n, cl);
+}
+
 static int separate(void *ctx, FusIlp *m, const double *x) {
   Sep *S = ctx;
-  S->gm->recover(S->G, S->aux, m, x, S->cl);
-  fus_partition_canon(S->G->n, S->cl);
+  whole(S->G, S->gm, S->aux, m, x, S->context, S->cl);
   int len = fus_contracted_cycle(S->G->g, S->cl, S->cin, S->cout);
   if (len == 0) return 0;
   int before = m->nrows, mode = m->lazy_mode;
   m->lazy_mode = 1;
-  S->gm->cut(S->G, S->aux, m, S->cin, S->cout, len, (*S->cuts)++);
+  if (S->gm->cut(S->G, S->aux, m, S->cin, S->cout, len, *S->cuts)) (*S->cuts)++;
   m->lazy_mode = mode;
   return m->nrows - before;
 }
 
-/* Solves the group G to optimality (returns 1), or returns 0 on time-out with
- * sol = the best legal partition seen (start if none). sol and start are
- * whole partitions with non-members alone. */
+static void objective_row(FusIlp *m, const char *name, char sense, double rhs) {
+  fus_ilp_row(m, name, sense, rhs);
+  for (int j = 0; j < m->ncols; j++)
+    if (m->obj[j] != 0) fus_ilp_term(m, j, m->obj[j]);
+}
+
+/* Solves the group G to optimality (returns 1), or returns 0 on time-out (or
+ * infeasibility) with sol = the best legal partition seen (start if none).
+ * sol and start are whole partitions, non-members alone or, with context, in
+ * context's clusters (fixed). lb > 0 and ub >= 0 bound the group's objective
+ * (rows). *objective gets the optimum. */
 static int solve_group(const FusGroup *G, const FusGroupModel *gm, FusWeights w, FusOptions *opt, double deadline,
-                       const int *start, int *sol, FusSchedule *out) {
+                       const int *start, const int *context, int *sol, double lb, double ub, double *objective,
+                       FusSchedule *out) {
   const FusGraph *g = G->g;
   int n = G->n;
   void *aux = NULL;
   FusIlp *m = gm->build(G, w, &aux);
   int cuts = 0, proven = 0;
+  /* A merged group's optimum is at least the sum of its parts' optima (they
+   * are relaxations of it): the search may stop at a solution reaching it. */
+  m->lower_bound = lb > 0 ? lb : 0;
+  if (ub >= 0) objective_row(m, "objective_ub", 'L', ub);
   memcpy(sol, start, sizeof(int) * (size_t)n);
   int *cl = nz_xmalloc(sizeof(int) * (size_t)n);
   int *cin = nz_xmalloc(sizeof(int) * (size_t)n), *cout = nz_xmalloc(sizeof(int) * (size_t)n);
   int *scl = nz_xmalloc(sizeof(int) * (size_t)n), *scin = nz_xmalloc(sizeof(int) * (size_t)n),
       *scout = nz_xmalloc(sizeof(int) * (size_t)n);
-  Sep S = {G, gm, aux, scl, scin, scout, &cuts};
+  Sep S = {G, gm, aux, context, scl, scin, scout, &cuts};
   if (gm->cut) {
     m->separate = separate;
     m->separate_ctx = &S;
   }
   for (;;) {
-    double left = opt->time_limit > 0 ? deadline - now() : 0;
-    if (opt->time_limit > 0 && left <= 0) break;
+    double left = deadline > 0 ? deadline - now() : 0;
+    if (deadline > 0 && left <= 0) break;
     /* CBC 2.10.8 can crash in CglPreProcess::postProcess when a very short
      * limit expires during preprocessing (seen with 0.18 s left on
      * gen:kernels=60,chain=4,seed=4): a group that only gets the last crumbs
      * of the budget is left unsolved instead. */
-    if (opt->solver == FUS_CBC && opt->time_limit > 0 && left < 0.5) break;
+    if (opt->solver == FUS_CBC && deadline > 0 && left < 0.5) break;
     double *x = nz_xcalloc((size_t)m->ncols + 1, sizeof(double));
     double *st = nz_xcalloc((size_t)m->ncols + 1, sizeof(double));
     gm->assign(G, aux, m, start, st);
+    /* Under an objective cap the start is usually above it; solvers take a
+     * start on trust (GLPK's glp_ios_heur_sol does not check rows). */
+    const double *st_or_none = ub >= 0 ? NULL : st;
     FusIlpResult r;
     if (opt->solver == FUS_CBC)
-      fus_ilp_solve_cbc(m, left, st, x, &r);
+      fus_ilp_solve_cbc(m, left, st_or_none, x, &r);
     else
-      fus_ilp_solve_glpk(m, left, st, x, &r);
+      fus_ilp_solve_glpk(m, left, st_or_none, x, &r);
     free(st);
     if (r.nodes > 0) out->nodes += r.nodes;
     if (getenv("NZ_DECOMP_TRACE"))
@@ -142,8 +170,7 @@ static int solve_group(const FusGroup *G, const FusGroupModel *gm, FusWeights w,
       NzBuf why = {0};
       if (!fus_ilp_feasible(m, x, NULL, &why)) nz_die("the ILP solver returned an infeasible solution: %s", why.s);
       nz_buf_free(&why);
-      gm->recover(G, aux, m, x, cl);
-      fus_partition_canon(n, cl);
+      whole(G, gm, aux, m, x, context, cl);
       int len = fus_contracted_cycle(g, cl, cin, cout);
       if (len == 0) {
         FusCost a, b;
@@ -151,10 +178,14 @@ static int solve_group(const FusGroup *G, const FusGroupModel *gm, FusWeights w,
         fus_cost(g, sol, &b);
         if (r.optimal || a.objective < b.objective) memcpy(sol, cl, sizeof(int) * (size_t)n);
         proven = r.optimal;
+        *objective = r.objective;
       } else if (r.optimal) {
         if (!gm->cut) nz_die("%s: a cycle in a group's optimal solution", gm->name);
-        gm->cut(G, aux, m, cin, cout, len, cuts++);
-        again = 1;
+        if (gm->cut(G, aux, m, cin, cout, len, cuts))
+          cuts++, again = 1;
+        else if (!context)
+          nz_die("%s: a cycle of single invocations", gm->name);
+        /* else the fixed clusters alone close the cycle: no solution */
       }
     }
     free(x);
@@ -170,6 +201,12 @@ static int solve_group(const FusGroup *G, const FusGroupModel *gm, FusWeights w,
   if (gm->free_aux) gm->free_aux(aux);
   fus_ilp_free(m);
   return proven;
+}
+
+static int gsize(const int *grp, int n, int r) {
+  int k = 0;
+  for (int i = 0; i < n; i++) k += grp[i] == r;
+  return k;
 }
 
 int fus_sched_decomposed(const FusGraph *g, FusOptions *opt, FusSchedule *out, const FusGroupModel *gm) {
@@ -195,14 +232,20 @@ int fus_sched_decomposed(const FusGraph *g, FusOptions *opt, FusSchedule *out, c
    * alone, is legal) and the fallback. */
   int *greedy = nz_xmalloc(sizeof(int) * (size_t)n);
   fus_greedy_best(g, greedy);
-  double t1 = now(), deadline = t1 + opt->time_limit;
+  double t1 = now(), deadline = opt->time_limit > 0 ? t1 + opt->time_limit : 0;
   int *best = nz_xmalloc(sizeof(int) * (size_t)n);   /* per invocation: its group's solution */
   char *solved = nz_xcalloc((size_t)n, 1);           /* per group root: solved and not merged since */
   char *proven = nz_xcalloc((size_t)n, 1);           /* per group root */
+  double *gopt = nz_xcalloc((size_t)n, sizeof(double)); /* per proven group root: its model's optimum */
+  double *glb = nz_xcalloc((size_t)n, sizeof(double));  /* per group root: a lower bound, or 0 */
   int *start = nz_xmalloc(sizeof(int) * (size_t)n), *sol = nz_xmalloc(sizeof(int) * (size_t)n);
   int *comb = nz_xmalloc(sizeof(int) * (size_t)n);
   int *cin = nz_xmalloc(sizeof(int) * (size_t)n), *cout = nz_xmalloc(sizeof(int) * (size_t)n);
   int *first = nz_xmalloc(sizeof(int) * (size_t)n);
+  int *cand = nz_xmalloc(sizeof(int) * (size_t)n);
+  int *cin2 = nz_xmalloc(sizeof(int) * (size_t)n), *cout2 = nz_xmalloc(sizeof(int) * (size_t)n);
+  int repairs = 0, ngroups = 0;
+  for (int i = 0; i < n; i++) ngroups += grp[i] == i && gsize(grp, n, i) > 1;
   for (int i = 0; i < n; i++) best[i] = i;
   out->nodes = 0;
   int all_proven = 1, status;
@@ -223,11 +266,11 @@ int fus_sched_decomposed(const FusGraph *g, FusOptions *opt, FusSchedule *out, c
       /* Start: greedy's clusters inside the group, others alone. */
       for (int i = 0; i < n; i++) start[i] = grp[i] == r ? n + greedy[i] : i;
       fus_partition_canon(n, start);
-      if (opt->time_limit > 0 && now() >= deadline) {
+      if (deadline > 0 && now() >= deadline) {
         memcpy(sol, start, sizeof(int) * (size_t)n);
         proven[r] = 0;
       } else {
-        proven[r] = (char)solve_group(&G, gm, w, opt, deadline, start, sol, out);
+        proven[r] = (char)solve_group(&G, gm, w, opt, deadline, start, NULL, sol, glb[r], -1, &gopt[r], out);
       }
       /* Name each cluster by its first member: unique across groups. */
       for (int i = n - 1; i >= 0; i--) first[sol[i]] = i;
@@ -241,8 +284,68 @@ int fus_sched_decomposed(const FusGraph *g, FusOptions *opt, FusSchedule *out, c
     int len = fus_contracted_cycle(g, comb, cin, cout);
     if (len == 0) break;
     /* A cycle through clusters of several groups: their separate optima
-     * conflict, so solve them together. */
+     * conflict. First try a repair: re-solve one group of the cycle with
+     * every other group's clusters held fixed, asking for no more than its
+     * own optimum. Ties are common; a group solution at the same objective
+     * keeps the union's cost at the sum of the groups' optima, a lower bound
+     * of the whole problem, so an acyclic union is then optimal. */
+    if (gm->cut && repairs < 4 * ngroups && !getenv("NZ_NOREPAIR")) {
+      int fixed_one = 0;
+      int nr = 0;
+      for (int e = 0; e < len; e++) {
+        int r = grp[cin[e]], seen = 0;
+        for (int q = 0; q < nr && !seen; q++) seen = cand[q] == r;
+        if (!seen) cand[nr++] = r;
+      }
+      for (int a = 0; a < nr; a++) /* smallest group first */
+        for (int b = a + 1; b < nr; b++)
+          if (gsize(grp, n, cand[b]) < gsize(grp, n, cand[a])) {
+            int t = cand[a];
+            cand[a] = cand[b], cand[b] = t;
+          }
+      for (int q = 0; q < nr && !fixed_one; q++) {
+        int r = cand[q];
+        if (!proven[r] || gsize(grp, n, r) < 2) continue;
+        if (deadline > 0 && now() >= deadline) break;
+        for (int i = 0; i < n; i++) start[i] = grp[i] == r ? n + i : comb[i];
+        fus_partition_canon(n, start);
+        if (fus_contracted_cycle(g, start, cin2, cout2)) continue; /* the others conflict among themselves */
+        G.ng = 0;
+        for (int i = 0; i < n; i++)
+          if (grp[i] == r) lid[i] = G.ng, mem[G.ng++] = i;
+          else lid[i] = -1;
+        /* A repair is a gamble on a tie: proving that none exists can take
+         * as long as solving the merged group, so it gets a small budget. */
+        double obj = -1, cap = now() + (opt->time_limit > 0 ? 0.05 * opt->time_limit : 0.5);
+        int ok = solve_group(&G, gm, w, opt, deadline > 0 && deadline < cap ? deadline : cap, start, comb, sol,
+                             gopt[r], gopt[r] + 0.5, &obj, out);
+        repairs++;
+        if (ok && obj <= gopt[r] + 0.5) {
+          for (int i = n - 1; i >= 0; i--) first[sol[i]] = i;
+          for (int i = 0; i < n; i++)
+            if (grp[i] == r) best[i] = first[sol[i]];
+          fixed_one = 1;
+        }
+      }
+      if (fixed_one) continue;
+    }
+    /* Else solve them together. */
     int root = grp[cin[0]], merged = 0;
+    /* Lower bound of the merged group: the parts' optima (each group's
+     * objective counts only its own clusters, which never span groups). */
+    double lb = 0;
+    int exact = 1;
+    for (int r = 0; r < n; r++) {
+      if (grp[r] != r) continue;
+      int in = r == root;
+      for (int e = 0; e < len && !in; e++) in = grp[cin[e]] == r;
+      if (!in) continue;
+      int size = 0;
+      for (int i = 0; i < n; i++) size += grp[i] == r;
+      if (size == 1) continue; /* a singleton's kernel and arrays are constants outside every model */
+      if (!proven[r]) exact = 0;
+      lb += gopt[r];
+    }
     for (int e = 0; e < len; e++) {
       int r = grp[cin[e]];
       if (r != root) {
@@ -253,7 +356,8 @@ int fus_sched_decomposed(const FusGraph *g, FusOptions *opt, FusSchedule *out, c
     }
     if (!merged) nz_die("%s: a cycle within one group's solution", gm->name);
     solved[root] = 0;
-    if (opt->time_limit > 0 && now() >= deadline) {
+    glb[root] = exact ? lb : 0;
+    if (deadline > 0 && now() >= deadline) {
       all_proven = -1; /* out of time with a conflict: greedy */
       break;
     }
@@ -281,6 +385,7 @@ int fus_sched_decomposed(const FusGraph *g, FusOptions *opt, FusSchedule *out, c
   fus_cost(g, out->cl, &c);
   out->solver_objective = c.objective;
   free(grp), free(greedy), free(best), free(solved), free(proven), free(start), free(sol), free(comb);
-  free(cin), free(cout), free(first), free(apart), free(mem), free(lid);
+  free(cin), free(cout), free(first), free(apart), free(mem), free(lid), free(gopt), free(glb);
+  free(cand), free(cin2), free(cout2);
   return 0;
 }

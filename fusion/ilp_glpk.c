@@ -60,6 +60,8 @@ typedef struct {
   FusIlp *m;
   double *x;   /* ncols: the relaxation's solution */
   long added;  /* lazy rows put into the LP */
+  double lower_bound;
+  int at_bound; /* stopped at an incumbent reaching lower_bound */
 } Cb;
 
 static double activity(const FusIlp *m, int r, const double *x) {
@@ -119,6 +121,12 @@ static void callback(glp_tree *tree, void *info) {
   glp_ios_tree_size(tree, &a, &n, &t);
   cb->nodes = t;
   if (glp_ios_reason(tree) == GLP_IROWGEN && cb->m) add_lazy(tree, cb);
+  /* An incumbent at the model's known lower bound is optimal. */
+  if (cb->lower_bound > 0 && glp_mip_status(glp_ios_get_prob(tree)) == GLP_FEAS &&
+      glp_mip_obj_val(glp_ios_get_prob(tree)) <= cb->lower_bound + 1e-6 && !cb->at_bound) {
+    cb->at_bound = 1;
+    glp_ios_terminate(tree);
+  }
 
   if (glp_ios_reason(tree) == GLP_IHEUR && cb->start && !cb->given) {
     glp_ios_heur_sol(tree, cb->start);
@@ -153,6 +161,7 @@ int fus_ilp_solve_glpk(FusIlp *m, double time_limit, const double *start, double
     cb.m = m;
     cb.x = nz_xmalloc(sizeof(double) * ((size_t)m->ncols + 1));
   }
+  cb.lower_bound = m->lower_bound;
   parm.cb_func = callback;
   parm.cb_info = &cb;
   int tm = time_limit <= 0 ? 0 : time_limit * 1000 > 2e9 ? 2000000000 : (int)(time_limit * 1000);
@@ -191,7 +200,7 @@ int fus_ilp_solve_glpk(FusIlp *m, double time_limit, const double *start, double
   free(cb.x);
   r->timed_out = ret == GLP_ETMLIM;
   r->has_solution = st == GLP_OPT || st == GLP_FEAS;
-  r->optimal = st == GLP_OPT && ret == 0;
+  r->optimal = (st == GLP_OPT && ret == 0) || (cb.at_bound && ret == GLP_ESTOP && r->has_solution);
   if (r->has_solution) {
     r->objective = glp_mip_obj_val(lp);
     for (int j = 0; j < m->ncols; j++) x[j] = glp_mip_col_val(lp, j + 1);
