@@ -204,7 +204,8 @@ int fus_sched_greedy_up(const FusGraph *g, FusOptions *opt, FusSchedule *out);  
 /* The greedy core: down = 1 top-down, 0 bottom-up. reference = 1 decides each
  * merge with fus_legal_merge instead of the incremental check (for tests). */
 void fus_greedy(const FusGraph *g, int *cl, int down, int reference);
-int fus_sched_ilp(const FusGraph *g, FusOptions *opt, FusSchedule *out);         /* sched_ilp.c */
+int fus_sched_ilp(const FusGraph *g, FusOptions *opt, FusSchedule *out);         /* sched_ilp.c: per group */
+int fus_sched_ilp_mono(const FusGraph *g, FusOptions *opt, FusSchedule *out);    /* sched_ilp.c: whole region */
 int fus_sched_ilp_bare(const FusGraph *g, FusOptions *opt, FusSchedule *out);    /* sched_ilp.c */
 int fus_sched_ilp_lazy(const FusGraph *g, FusOptions *opt, FusSchedule *out);    /* ilp_lazy.c */
 int fus_sched_ilp_decomp(const FusGraph *g, FusOptions *opt, FusSchedule *out);  /* sched_ilp_decomp.c */
@@ -340,6 +341,30 @@ typedef struct {
  * (not apart) graph, each is solved with gm, and groups whose optima form a
  * cycle together are merged and solved again. Exact (ILP.md). */
 int fus_sched_decomposed(const FusGraph *g, FusOptions *opt, FusSchedule *out, const FusGroupModel *gm);
+
+/* ilp.c: the reference model of one group (ILP.md, "Solving the reference per
+ * group"): o, f, d, k, c, t for the members only, dependent pairs from the
+ * whole region's paths. It excludes cycles through non-members by itself
+ * (cut = NULL). tight selects the tightenings, each valid for every legal
+ * partition (FUS_TIGHT_DEFAULT: those that measured as helping). */
+enum {
+  FUS_TIGHT_M = 1,       /* o in 0..ng-1, each big-M the pair's own o span */
+  FUS_TIGHT_APART = 2,   /* apart pairs: f fixed to 1 by bounds, o_i + 1 <= o_j */
+  FUS_TIGHT_OBOUNDS = 4, /* o bounds from apart steps on dependent chains */
+  FUS_TIGHT_ARRAYS = 8,  /* c_a >= f between consumers; c_a = 1 when forced */
+  FUS_TIGHT_CONSEC = 16, /* clusters at consecutive positions: o <= sum k - 1 */
+  FUS_TIGHT_THIRD = 32,  /* f_im + f_jm >= 1 for apart i, j */
+  FUS_TIGHT_CONVEX = 64, /* f_im, f_mj <= f_ij for i ⇝ m ⇝ j */
+  FUS_TIGHT_TRANS = 128, /* f_ik <= f_ij + f_jk */
+  FUS_TIGHT_NOTFIRST = 256, /* k_j <= f_ij for fusable i < j */
+  FUS_TIGHT_REP = 512,   /* representatives y_ij = (1 - f_ij) AND k_i, as ilp-decomp */
+  FUS_TIGHT_ALL = 1023,
+  FUS_TIGHT_DEFAULT = FUS_TIGHT_ALL,
+};
+FusIlp *fus_ilp_build_group(const FusGroup *G, FusWeights w, int tight);
+void fus_ilp_group_assign(const FusGroup *G, void *aux, const FusIlp *m, const int *cl, double *x);
+void fus_ilp_group_recover(const FusGroup *G, void *aux, const FusIlp *m, const double *x, int *cl);
+extern const FusGroupModel fus_ilp_group; /* fus_ilp_build_group with FUS_TIGHT_DEFAULT */
 
 /* ------------------------------------------------------------ random.c */
 

@@ -72,75 +72,63 @@ static int fcol(int fbase, int n, int i, int j) {
   return fbase + i * n - i * (i + 1) / 2 + (j - i - 1);
 }
 
+/* The size of a set of pairwise-apart invocations among mem[0..ng), found
+ * greedily: repeatedly add the one apart from every member so far that is
+ * apart from the most others. */
+static int clique(const FusGraph *g, const char *apart, const int *mem, int ng) {
+  int n = g->ninv, size = 0;
+  int *deg = nz_xcalloc((size_t)ng + 1, sizeof(int));
+  char *in = nz_xcalloc((size_t)ng + 1, 1);
+  for (int a = 0; a < ng; a++)
+    for (int b = 0; b < ng; b++) deg[a] += apart[mem[a] * n + mem[b]];
+  for (;;) {
+    int best = -1;
+    for (int a = 0; a < ng; a++) {
+      if (in[a]) continue;
+      int ok = 1;
+      for (int b = 0; b < ng && ok; b++)
+        if (in[b]) ok = apart[mem[a] * n + mem[b]];
+      if (ok && (best < 0 || deg[a] > deg[best])) best = a;
+    }
+    if (best < 0) break;
+    in[best] = 1;
+    size++;
+  }
+  free(deg);
+  free(in);
+  return size;
+}
+
 /* Implied rows (ILP.md, "Implied rows"): valid for every legal partition, so
  * the optimum is unchanged, but they make the LP relaxation see what the
  * o/big-M rows hide from it.
  *  - implied_apart_i_j: f_ij >= 1 when i ⇝ m ⇝ j and m can share a cluster
- *    with only one of them (acyclicity would pull m into i and j's cluster).
- *    Closed by increasing j - i, each pair with bit operations on the path
- *    matrix.
+ *    with only one of them (acyclicity would pull m into i and j's cluster):
+ *    the apart closure of decomp.c, minus the pairs the pair rule already
+ *    separates (their vfuse_compat / hfuse_compat rows).
  *  - kernels_clique: sum k >= the size of a set of pairwise-apart invocations
  *    (greedy clique), each of which needs its own kernel. */
 static void add_implied(FusIlp *m, const FusGraph *g, int fbase) {
-  int n = g->ninv, W = g->words;
+  int n = g->ninv;
   if (n < 2) return;
-  NzArena *A = m->arena;
-  uint64_t *apart = nz_xcalloc((size_t)n * (size_t)W, sizeof(uint64_t));
-  uint64_t *to = nz_xcalloc((size_t)n * (size_t)W, sizeof(uint64_t)); /* to[j] bit m: m ⇝ j */
-#define BIT(M, r, c) ((M)[(size_t)(r) * (size_t)W + (size_t)((c) >> 6)] >> ((c)&63) & 1u)
-#define SET(M, r, c) ((M)[(size_t)(r) * (size_t)W + (size_t)((c) >> 6)] |= (uint64_t)1 << ((c)&63))
-  for (int i = 0; i < n; i++)
-    for (int j = 0; j < n; j++) {
-      if (i != j && !fus_pair_ok(g, i, j, NULL)) SET(apart, i, j);
-      if (fus_path(g, i, j)) SET(to, j, i);
-    }
+  char *apart = fus_apart(g);
   for (int gap = 2; gap < n; gap++)
     for (int i = 0; i + gap < n; i++) {
       int j = i + gap;
-      if (BIT(apart, i, j) || !fus_path(g, i, j)) continue;
-      const uint64_t *from_i = g->path + (size_t)i * (size_t)W, *to_j = to + (size_t)j * (size_t)W;
-      const uint64_t *ai = apart + (size_t)i * (size_t)W, *aj = apart + (size_t)j * (size_t)W;
-      int hit = 0;
-      for (int w = 0; w < W && !hit; w++) hit = (from_i[w] & to_j[w] & (ai[w] | aj[w])) != 0;
-      if (!hit) continue;
-      SET(apart, i, j);
-      SET(apart, j, i);
-      fus_ilp_row(m, nz_sprintf(A, "implied_apart_%d_%d", i, j), 'G', 1);
+      if (!apart[i * n + j] || !fus_pair_ok(g, i, j, NULL)) continue;
+      fus_ilp_row(m, nz_sprintf(m->arena, "implied_apart_%d_%d", i, j), 'G', 1);
       fus_ilp_term(m, fcol(fbase, n, i, j), 1);
     }
-  /* Greedy clique: repeatedly add the invocation apart from every member so
-   * far that is apart from the most others. */
-  int *deg = nz_xcalloc((size_t)n, sizeof(int));
-  char *in = nz_xcalloc((size_t)n, 1);
-  for (int i = 0; i < n; i++)
-    for (int j = 0; j < n; j++) deg[i] += (int)BIT(apart, i, j);
-  int size = 0;
-  NZ_VEC(int) members = {0};
-  for (;;) {
-    int best = -1;
-    for (int i = 0; i < n; i++) {
-      if (in[i]) continue;
-      int ok = 1;
-      for (int k = 0; k < members.n && ok; k++) ok = (int)BIT(apart, i, members.v[k]);
-      if (ok && (best < 0 || deg[i] > deg[best])) best = i;
-    }
-    if (best < 0) break;
-    in[best] = 1;
-    nz_vec_push(members, best);
-    size++;
-  }
+  int *all = nz_xmalloc(sizeof(int) * (size_t)n);
+  for (int i = 0; i < n; i++) all[i] = i;
+  int size = clique(g, apart, all, n);
   if (size > 1) {
-    fus_ilp_row(m, nz_sprintf(A, "kernels_clique"), 'G', size);
+    fus_ilp_row(m, "kernels_clique", 'G', size);
     for (int j = 0; j < m->ncols; j++)
       if (m->role[j] == 'k') fus_ilp_term(m, j, 1);
   }
-#undef BIT
-#undef SET
-  nz_vec_free(members);
-  free(deg);
-  free(in);
+  free(all);
   free(apart);
-  free(to);
 }
 
 FusIlp *fus_ilp_build(const FusGraph *g) { return fus_ilp_build_variant(g, 1); }
@@ -365,3 +353,317 @@ int fus_ilp_feasible(const FusIlp *m, const double *x, double *obj, NzBuf *why) 
   }
   return 1;
 }
+
+/* ------------------------------------------------------------------------
+ * The reference model of one group (ILP.md, "Solving the reference per
+ * group"): o, f, d, k, c, t for the group's members only, every other
+ * invocation a singleton whose kernel, arrays and reads are constants.
+ * Dependent pairs come from the whole region's path relation. The model
+ * excludes cycles through non-members by itself, so it needs no cut. */
+
+static int imax(int a, int b) { return a > b ? a : b; }
+
+FusIlp *fus_ilp_build_group(const FusGroup *G, FusWeights w, int tight) {
+  const FusGraph *g = G->g;
+  int n = G->n, ng = G->ng;
+  const int *mem = G->mem, *lid = G->lid;
+  const char *apart = G->apart;
+  FusIlp *m = fus_ilp_new(n);
+  NzArena *A = m->arena;
+  int fixf = tight & FUS_TIGHT_APART;
+  /* o ranges over 0..top: the group's clusters need at most ng positions. */
+  int top = (tight & FUS_TIGHT_M ? ng : n) - 1;
+  /* lo[a]: o_a is at least the number of apart steps on a dependent chain
+   * ending at a (o never decreases along a path and increases across an apart
+   * pair); up[a]: likewise for chains starting at a, counted from the top. */
+  int *lo = nz_xcalloc((size_t)ng + 1, sizeof(int)), *up = nz_xcalloc((size_t)ng + 1, sizeof(int));
+  if (tight & FUS_TIGHT_OBOUNDS) {
+    for (int b = 0; b < ng; b++)
+      for (int a = 0; a < b; a++)
+        if (fus_path(g, mem[a], mem[b])) lo[b] = imax(lo[b], lo[a] + apart[mem[a] * n + mem[b]]);
+    for (int a = ng - 1; a >= 0; a--)
+      for (int b = a + 1; b < ng; b++)
+        if (fus_path(g, mem[a], mem[b])) up[a] = imax(up[a], up[b] + apart[mem[a] * n + mem[b]]);
+  }
+  for (int a = 0; a < ng; a++)
+    m->ocol[mem[a]] = fus_ilp_col(m, nz_sprintf(A, "o_%d", mem[a]), lo[a], top - up[a], 0, 1, 'o', mem[a], -1);
+  int fbase = m->ncols;
+  for (int a = 0; a < ng; a++)
+    for (int b = a + 1; b < ng; b++)
+      fus_ilp_col(m, nz_sprintf(A, "f_%d_%d", mem[a], mem[b]), fixf && apart[mem[a] * n + mem[b]], 1, 0, 1, 'f', mem[a],
+                  mem[b]);
+  /* big-M of a row "o_x - o_y <= M·(…)": the most o_x - o_y can be, or the
+   * reference's n; MD for the d rows, which need one more. */
+#define OCOL(a) m->ocol[mem[a]]
+#define SPAN(x, y) (m->ub[OCOL(x)] - m->lb[OCOL(y)])
+#define MF(x, y) (tight & FUS_TIGHT_M ? (SPAN(x, y) > 1 ? SPAN(x, y) : 1) : (double)n)
+#define MD(x, y) (tight & FUS_TIGHT_M ? 1 + SPAN(x, y) : (double)n)
+  for (int a = 0; a < ng; a++)
+    for (int b = a + 1; b < ng; b++) {
+      int i = mem[a], j = mem[b], f = fcol(fbase, ng, a, b), oi = OCOL(a), oj = OCOL(b);
+      int ap = apart[i * n + j];
+      if (fus_path(g, i, j)) {
+        if (ap && fixf) {
+          fus_ilp_row(m, nz_sprintf(A, "vfuse_apart_%d_%d", i, j), 'L', -1); /* o_i + 1 <= o_j */
+          fus_ilp_term(m, oi, 1), fus_ilp_term(m, oj, -1);
+          continue;
+        }
+        fus_ilp_row(m, nz_sprintf(A, "vfuse_cluster_%d_%d", i, j), 'L', 0);
+        fus_ilp_term(m, oi, 1), fus_ilp_term(m, oj, -1), fus_ilp_term(m, f, 1);
+        fus_ilp_row(m, nz_sprintf(A, "vfuse_equal_%d_%d", i, j), 'L', 0);
+        fus_ilp_term(m, oj, 1), fus_ilp_term(m, oi, -1), fus_ilp_term(m, f, -MF(b, a));
+        if (ap) {
+          /* Unfixed apart pair: VFUSE-COMPAT, or the implied row. */
+          int compat = fus_pair_ok(g, i, j, NULL);
+          fus_ilp_row(m, nz_sprintf(A, compat ? "implied_apart_%d_%d" : "vfuse_compat_%d_%d", i, j), 'G', 1);
+          fus_ilp_term(m, f, 1);
+        }
+      } else if (!ap) {
+        fus_ilp_row(m, nz_sprintf(A, "hfuse_sibs_a_%d_%d", i, j), 'L', 0);
+        fus_ilp_term(m, oi, 1), fus_ilp_term(m, oj, -1), fus_ilp_term(m, f, -MF(a, b));
+        fus_ilp_row(m, nz_sprintf(A, "hfuse_sibs_b_%d_%d", i, j), 'L', 0);
+        fus_ilp_term(m, oj, 1), fus_ilp_term(m, oi, -1), fus_ilp_term(m, f, -MF(b, a));
+      } else {
+        /* Independent and apart: not horizontally compatible. d = 0: o_i > o_j;
+         * d = 1: o_j > o_i; each row's M makes it slack on the other side. */
+        if (!fixf) {
+          fus_ilp_row(m, nz_sprintf(A, "hfuse_compat_%d_%d", i, j), 'G', 1);
+          fus_ilp_term(m, f, 1);
+        }
+        int d = fus_ilp_col(m, nz_sprintf(A, "d_%d_%d", i, j), 0, 1, 0, 1, 'd', i, j);
+        fus_ilp_row(m, nz_sprintf(A, "hfuse_apart_a_%d_%d", i, j), 'G', 1);
+        fus_ilp_term(m, oi, 1), fus_ilp_term(m, oj, -1), fus_ilp_term(m, d, MD(b, a));
+        double Mb = MD(a, b);
+        fus_ilp_row(m, nz_sprintf(A, "hfuse_apart_b_%d_%d", i, j), 'G', 1 - Mb);
+        fus_ilp_term(m, oj, 1), fus_ilp_term(m, oi, -1), fus_ilp_term(m, d, -Mb);
+      }
+    }
+#undef SPAN
+#undef MF
+#undef MD
+  /* Rows of f alone that every partition satisfies at its indicator values
+   * (f = [different clusters]); for the o model they are implied only for
+   * integers. THIRD: m shares a cluster with at most one of an apart pair.
+   * CONVEX: a fused dependent pair fuses every middle (one in the group: a
+   * middle of a fusable dependent pair is fusable with both ends). TRANS:
+   * "same cluster" is transitive. */
+#define F(a, b) fcol(fbase, ng, a, b)
+#define FUSABLE(a, b) (!apart[mem[a] * n + mem[b]])
+  if (tight & FUS_TIGHT_THIRD)
+    for (int c = 0; c < ng; c++)
+      for (int a = 0; a < ng; a++)
+        for (int b = a + 1; b < ng; b++) {
+          if (a == c || b == c || FUSABLE(a, b) || !FUSABLE(a, c) || !FUSABLE(b, c)) continue;
+          fus_ilp_row(m, nz_sprintf(A, "third_%d_%d_%d", mem[a], mem[b], mem[c]), 'G', 1);
+          fus_ilp_term(m, F(a, c), 1), fus_ilp_term(m, F(b, c), 1);
+        }
+  if (tight & FUS_TIGHT_CONVEX)
+    for (int a = 0; a < ng; a++)
+      for (int b = a + 1; b < ng; b++) {
+        int i = mem[a], j = mem[b];
+        if (!FUSABLE(a, b) || !fus_path(g, i, j)) continue;
+        for (int k = i + 1; k < j; k++) {
+          if (!fus_path(g, i, k) || !fus_path(g, k, j)) continue;
+          if (lid[k] < 0) nz_die("ilp: a middle of a fusable pair outside its group");
+          fus_ilp_row(m, nz_sprintf(A, "convex_a_%d_%d_%d", i, k, j), 'L', 0);
+          fus_ilp_term(m, F(a, lid[k]), 1), fus_ilp_term(m, F(a, b), -1);
+          fus_ilp_row(m, nz_sprintf(A, "convex_b_%d_%d_%d", i, k, j), 'L', 0);
+          fus_ilp_term(m, F(lid[k], b), 1), fus_ilp_term(m, F(a, b), -1);
+        }
+      }
+  if (tight & FUS_TIGHT_TRANS)
+    for (int a = 0; a < ng; a++)
+      for (int b = a + 1; b < ng; b++)
+        for (int c = b + 1; c < ng; c++) {
+          if (!FUSABLE(a, b) || !FUSABLE(b, c) || !FUSABLE(a, c)) continue;
+          int side[3] = {F(a, b), F(b, c), F(a, c)};
+          for (int t = 0; t < 3; t++) {
+            fus_ilp_row(m, nz_sprintf(A, "trans_%d_%d_%d_%d", mem[a], mem[b], mem[c], t), 'L', 0);
+            fus_ilp_term(m, side[t], 1), fus_ilp_term(m, side[(t + 1) % 3], -1), fus_ilp_term(m, side[(t + 2) % 3], -1);
+          }
+        }
+#undef F
+#undef FUSABLE
+  /* Kernels of the group's clusters: k_j >= 1 - sum_{members i<j} (1 - f_ij). */
+  int kbase = m->ncols;
+  for (int b = 0; b < ng; b++) {
+    int k = fus_ilp_col(m, nz_sprintf(A, "k_%d", mem[b]), 0, 1, w.kernels, 1, 'k', mem[b], -1);
+    fus_ilp_row(m, nz_sprintf(A, "kernel_%d", mem[b]), 'G', 1 - b);
+    fus_ilp_term(m, k, 1);
+    for (int a = 0; a < b; a++) fus_ilp_term(m, fcol(fbase, ng, a, b), -1);
+  }
+  int size = clique(g, apart, mem, ng);
+  if (size > 1) {
+    fus_ilp_row(m, "kernels_clique", 'G', size);
+    for (int b = 0; b < ng; b++) fus_ilp_term(m, kbase + b, 1);
+  }
+  /* NOTFIRST: a fused earlier partner means j is not first, k_j <= f_ij. */
+  if (tight & (FUS_TIGHT_NOTFIRST | FUS_TIGHT_REP))
+    for (int b = 0; b < ng; b++)
+      for (int a = 0; a < b; a++)
+        if (!apart[mem[a] * n + mem[b]]) {
+          fus_ilp_row(m, nz_sprintf(A, "not_first_%d_%d", mem[a], mem[b]), 'L', 0);
+          fus_ilp_term(m, kbase + b, 1), fus_ilp_term(m, fcol(fbase, ng, a, b), -1);
+        }
+  /* REP: y_ab = "a is the first member of b's cluster" = (1 - f_ab) AND k_a;
+   * every member has exactly one representative (itself when k_b), and a
+   * representative has at most one member of a pairwise apart set. y columns
+   * carry role 'x' so that fus_ilp_assign sets them to [same cluster];
+   * fus_ilp_group_assign then ANDs in k. */
+  if (tight & FUS_TIGHT_REP) {
+    int *yc = nz_xmalloc(sizeof(int) * ((size_t)ng * (size_t)ng + 1));
+    for (int e = 0; e < ng * ng; e++) yc[e] = -1;
+    for (int b = 0; b < ng; b++)
+      for (int a = 0; a < b; a++) {
+        if (apart[mem[a] * n + mem[b]]) continue;
+        int y = yc[a * ng + b] = fus_ilp_col(m, nz_sprintf(A, "y_%d_%d", mem[a], mem[b]), 0, 1, 0, 1, 'x', mem[a], mem[b]);
+        int f = fcol(fbase, ng, a, b);
+        fus_ilp_row(m, nz_sprintf(A, "rep_f_%d_%d", mem[a], mem[b]), 'L', 1); /* y <= 1 - f */
+        fus_ilp_term(m, y, 1), fus_ilp_term(m, f, 1);
+        fus_ilp_row(m, nz_sprintf(A, "rep_k_%d_%d", mem[a], mem[b]), 'L', 0); /* y <= k_a */
+        fus_ilp_term(m, y, 1), fus_ilp_term(m, kbase + a, -1);
+        fus_ilp_row(m, nz_sprintf(A, "rep_and_%d_%d", mem[a], mem[b]), 'G', 0); /* y >= k_a - f */
+        fus_ilp_term(m, y, 1), fus_ilp_term(m, kbase + a, -1), fus_ilp_term(m, f, 1);
+      }
+    for (int b = 0; b < ng; b++) {
+      fus_ilp_row(m, nz_sprintf(A, "rep_%d", mem[b]), 'E', 1);
+      fus_ilp_term(m, kbase + b, 1);
+      for (int a = 0; a < b; a++)
+        if (yc[a * ng + b] >= 0) fus_ilp_term(m, yc[a * ng + b], 1);
+    }
+    char *used = nz_xcalloc((size_t)ng + 1, 1);
+    int *set = nz_xmalloc(sizeof(int) * ((size_t)ng + 1));
+    for (int a = 0; a < ng; a++) {
+      memset(used, 0, (size_t)ng);
+      for (int round = 0;; round++) {
+        int ns = 0;
+        for (int b = a + 1; b < ng; b++) {
+          if (used[b] || yc[a * ng + b] < 0) continue;
+          int ok = 1;
+          for (int e = 0; e < ns && ok; e++) ok = apart[mem[set[e]] * n + mem[b]];
+          if (ok) set[ns++] = b;
+        }
+        if (ns == 0) break;
+        for (int e = 0; e < ns; e++) used[set[e]] = 1;
+        if (ns < 2) continue;
+        fus_ilp_row(m, nz_sprintf(A, "rep_indep_%d_%d", mem[a], round), 'L', 0);
+        fus_ilp_term(m, kbase + a, -1);
+        for (int e = 0; e < ns; e++) fus_ilp_term(m, yc[a * ng + set[e]], 1);
+      }
+    }
+    free(used);
+    free(set);
+    free(yc);
+  }
+  /* Positions are consecutive: the clusters sit at 0..K-1 with K = sum k, so
+   * o_a + up[a] <= K - 1. */
+  if (tight & FUS_TIGHT_CONSEC)
+    for (int a = 0; a < ng; a++) {
+      fus_ilp_row(m, nz_sprintf(A, "consecutive_%d", mem[a]), 'L', -1 - up[a]);
+      fus_ilp_term(m, OCOL(a), 1);
+      for (int b = 0; b < ng; b++) fus_ilp_term(m, kbase + b, -1);
+    }
+  /* Arrays produced by a member. Constant 1 (a fixed column, so that the whole
+   * region as one group costs exactly fus_cost) when live out or read outside
+   * the group, and with FUS_TIGHT_ARRAYS also when two of its consumers, or
+   * the producer and a consumer, are apart. Otherwise c_a >= f_pj, and with
+   * FUS_TIGHT_ARRAYS c_a >= f_{j1 j2} for two consumers. */
+  for (int v = 0; v < g->nvar; v++) {
+    const FusVar *x = &g->var[v];
+    int p = x->producer;
+    if (!x->is_array || p < 0 || lid[p] < 0 || (!x->live_out && x->nconsumers == 0)) continue;
+    int one = x->live_out;
+    for (int u = 0; u < x->nconsumers && !one; u++) {
+      int j = x->consumers[u];
+      one = lid[j] < 0;
+      if (tight & FUS_TIGHT_ARRAYS) {
+        one |= apart[p * n + j];
+        for (int e = 0; e < u && !one; e++) one = apart[x->consumers[e] * n + j];
+      }
+    }
+    int c = fus_ilp_col(m, nz_sprintf(A, "c_%d", v), one, 1, w.arrays, 1, 'c', v, -1);
+    if (one) continue;
+    for (int u = 0; u < x->nconsumers; u++) {
+      int j = x->consumers[u];
+      fus_ilp_row(m, nz_sprintf(A, "array_%d_%d", v, j), 'G', 0);
+      fus_ilp_term(m, c, 1), fus_ilp_term(m, fcol(fbase, ng, lid[p], lid[j]), -1);
+      if (tight & FUS_TIGHT_ARRAYS)
+        for (int e = 0; e < u; e++) {
+          fus_ilp_row(m, nz_sprintf(A, "array_pair_%d_%d_%d", v, x->consumers[e], j), 'G', 0);
+          fus_ilp_term(m, c, 1), fus_ilp_term(m, fcol(fbase, ng, lid[x->consumers[e]], lid[j]), -1);
+        }
+    }
+  }
+  /* Reads by members: shared only with earlier readers and a producer in the
+   * group (the others are singletons). */
+  for (int v = 0; v < g->nvar; v++) {
+    const FusVar *x = &g->var[v];
+    if (!x->is_array) continue;
+    int p = x->producer >= 0 && lid[x->producer] >= 0 ? x->producer : -1;
+    for (int u = 0; u < x->nconsumers; u++) {
+      int i = x->consumers[u];
+      if (lid[i] < 0) continue;
+      int t = fus_ilp_col(m, nz_sprintf(A, "t_%d_%d", i, v), 0, 1, w.traversals, 1, 't', i, v);
+      int others = p >= 0;
+      for (int e = 0; e < u; e++) others += lid[x->consumers[e]] >= 0;
+      fus_ilp_row(m, nz_sprintf(A, "read_%d_%d", i, v), 'G', 1 - others);
+      fus_ilp_term(m, t, 1);
+      for (int e = 0; e < u; e++)
+        if (lid[x->consumers[e]] >= 0) fus_ilp_term(m, fcol(fbase, ng, lid[x->consumers[e]], lid[i]), -1);
+      if (p >= 0) fus_ilp_term(m, fcol(fbase, ng, lid[p], lid[i]), -1);
+    }
+  }
+#undef OCOL
+  free(lo);
+  free(up);
+  return m;
+}
+
+/* fus_ilp_assign, then the members' o renumbered to 0..K-1 in the same order:
+ * the group's clusters at consecutive positions. */
+void fus_ilp_group_assign(const FusGroup *G, void *aux, const FusIlp *m, const int *cl, double *x) {
+  (void)aux;
+  fus_ilp_assign(m, G->g, cl, x);
+  int ng = G->ng;
+  /* y (role 'x', FUS_TIGHT_REP): same cluster AND k of its first end. */
+  for (int j = 0; j < m->ncols; j++)
+    if (m->role[j] == 'x') {
+      int first = 1;
+      for (int i = 0; i < m->ra[j] && first; i++) first = cl[i] != cl[m->ra[j]];
+      x[j] = x[j] > 0.5 && first;
+    }
+  double *v = nz_xmalloc(sizeof(double) * ((size_t)ng + 1));
+  for (int a = 0; a < ng; a++) v[a] = x[m->ocol[G->mem[a]]];
+  for (int a = 1; a < ng; a++) /* insertion sort: ng is small */
+    for (int b = a; b > 0 && v[b - 1] > v[b]; b--) {
+      double t = v[b];
+      v[b] = v[b - 1], v[b - 1] = t;
+    }
+  int k = 0;
+  for (int a = 0; a < ng; a++)
+    if (a == 0 || v[a] != v[a - 1]) v[k++] = v[a];
+  for (int a = 0; a < ng; a++) {
+    double *o = &x[m->ocol[G->mem[a]]];
+    int r = 0;
+    while (v[r] != *o) r++;
+    *o = r;
+  }
+  free(v);
+}
+
+/* The group's clusters from equal o, every other invocation alone. */
+void fus_ilp_group_recover(const FusGroup *G, void *aux, const FusIlp *m, const double *x, int *cl) {
+  (void)aux;
+  for (int i = 0; i < G->n; i++) cl[i] = i;
+  for (int a = 0; a < G->ng; a++) {
+    int o = (int)(x[m->ocol[G->mem[a]]] + 0.5);
+    cl[G->mem[a]] = G->n + (o < 0 ? 0 : o);
+  }
+}
+
+static FusIlp *group_build(const FusGroup *G, FusWeights w, void **aux) {
+  *aux = NULL;
+  return fus_ilp_build_group(G, w, FUS_TIGHT_DEFAULT);
+}
+
+const FusGroupModel fus_ilp_group = {"ilp", group_build, fus_ilp_group_assign, fus_ilp_group_recover, NULL, NULL};

@@ -1,8 +1,9 @@
-/* sched_ilp.c — the `ilp` scheduler: builds the reference ILP (ilp.c), writes
- * it when --dump-ilp asks, solves it with GLPK or CBC under the time limit
- * (starting from the better greedy schedule) and recovers clusters from equal
- * o. On expiry it keeps the solver's best feasible schedule, else the greedy
- * one, and says which in the status. */
+/* sched_ilp.c — the reference ILP's schedulers. `ilp` solves it group by group
+ * (decomp.c with ilp.c's group model). `ilp-mono` and `ilp-bare` build it for
+ * the whole region (ilp.c), write it when --dump-ilp asks, solve it with GLPK
+ * or CBC under the time limit (starting from the better greedy schedule) and
+ * recover clusters from equal o; on expiry they keep the solver's best
+ * feasible schedule, else the greedy one, and say which in the status. */
 #include "fusion.h"
 
 #include <time.h>
@@ -94,5 +95,11 @@ static int solve(const FusGraph *g, FusOptions *opt, FusSchedule *out, int impli
   return 0;
 }
 
-int fus_sched_ilp(const FusGraph *g, FusOptions *opt, FusSchedule *out) { return solve(g, opt, out, 1); }
+/* `ilp`: the reference model per group of the fusable graph (decomp.c). */
+int fus_sched_ilp(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
+  return fus_sched_decomposed(g, opt, out, &fus_ilp_group);
+}
+/* `ilp-mono` and `ilp-bare`: the whole region in one model, with and without
+ * the implied rows, to measure what the groups and the implied rows buy. */
+int fus_sched_ilp_mono(const FusGraph *g, FusOptions *opt, FusSchedule *out) { return solve(g, opt, out, 1); }
 int fus_sched_ilp_bare(const FusGraph *g, FusOptions *opt, FusSchedule *out) { return solve(g, opt, out, 0); }

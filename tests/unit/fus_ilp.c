@@ -1,9 +1,13 @@
 /* fus_ilp.c — the reference ILP is exact: on random regions of up to 8
- * invocations its optimum, with GLPK and with CBC, equals the least cost over
- * all legal partitions found by exhaustive enumeration, and the partition it
- * recovers from equal o is legal and costs exactly that. Also: --dump-ilp
- * writes a CPLEX LP file that GLPK reads back to the same optimum, and a time
- * limit still yields a legal schedule with an honest status. */
+ * invocations (and 10 of 10) its optimum, per group (`ilp`) and for the whole
+ * region at once (`ilp-mono`, `ilp-bare`), with GLPK and with CBC, equals the
+ * least cost over all legal partitions found by exhaustive enumeration, and the
+ * partition it recovers from equal o is legal and costs exactly that; so does
+ * every tightening of the group model alone. Every legal partition is a
+ * feasible point of each model at exactly its cost. Also: --dump-ilp writes a
+ * CPLEX LP file that GLPK reads back to the same optimum, groups whose optima
+ * form a cycle together are merged, and a time limit still yields a legal
+ * schedule with an honest status. */
 #include "fusion.h"
 #include "unit.h"
 
@@ -66,9 +70,120 @@ static void every_partition(const FusGraph *g, const FusIlp *m, int *cl, int i, 
   }
 }
 
+/* The group model with given tightenings, for fus_sched_decomposed. */
+static int tight_flags;
+static FusIlp *build_tight(const FusGroup *G, FusWeights w, void **aux) {
+  *aux = NULL;
+  return fus_ilp_build_group(G, w, tight_flags);
+}
+
+/* Runs the group model with tightenings t; 1 if proven optimal at cost opt. */
+static int check_tight(const FusGraph *g, int t, FusSolver s, double opt) {
+  FusGroupModel gm = fus_ilp_group;
+  gm.build = build_tight;
+  tight_flags = t;
+  FusOptions o;
+  fus_options_default(&o);
+  o.solver = s;
+  FusSchedule sc = {0};
+  sc.n = g->ninv;
+  sc.cl = nz_xcalloc((size_t)g->ninv + 1, sizeof(int));
+  fus_sched_decomposed(g, &o, &sc, &gm);
+  FusCost c;
+  fus_cost(g, sc.cl, &c);
+  int ok = sc.status == FUS_ST_OPTIMAL && c.objective == opt && fus_legal(g, sc.cl, NULL);
+  if (!ok) printf("  tightenings %d (%s): status %s, cost %.0f, exhaustive %.0f\n", t, s == FUS_CBC ? "cbc" : "glpk",
+                  fus_status_name(sc.status), c.objective, opt);
+  free(sc.cl);
+  return ok;
+}
+
+/* Every legal partition P of g, restricted to group G (others alone), must be
+ * a feasible point of G's model whose objective is the group's part of the
+ * cost: its clusters' kernels, the arrays its members produce that are
+ * materialised, and its members' reads that count. */
+static void every_restriction(const FusGraph *g, const FusGroup *G, const FusIlp *m, int *cl, int i, int k,
+                              long *checked, long *bad) {
+  int n = g->ninv;
+  if (i == n) {
+    if (!fus_legal(g, cl, NULL)) return;
+    int q[8];
+    for (int j = 0; j < n; j++) q[j] = G->lid[j] >= 0 ? n + cl[j] : j;
+    fus_partition_canon(n, q);
+    FusWeights w = fus_cost_weights(g);
+    double want = 0;
+    for (int j = 0; j < n; j++) {
+      int first = G->lid[j] >= 0;
+      for (int e = 0; e < j && first; e++) first = q[e] != q[j];
+      want += first * w.kernels;
+    }
+    for (int v = 0; v < g->nvar; v++) {
+      const FusVar *x = &g->var[v];
+      if (!x->is_array) continue;
+      if (x->producer >= 0 && G->lid[x->producer] >= 0 && (x->live_out || x->nconsumers > 0)) {
+        int mat = x->live_out;
+        for (int u = 0; u < x->nconsumers; u++) mat |= q[x->consumers[u]] != q[x->producer];
+        want += mat * w.arrays;
+      }
+      for (int u = 0; u < x->nconsumers; u++) {
+        int r = x->consumers[u], counts = G->lid[r] >= 0 && !(x->producer >= 0 && q[x->producer] == q[r]);
+        for (int e = 0; e < u && counts; e++) counts = q[x->consumers[e]] != q[r];
+        want += counts * w.traversals;
+      }
+    }
+    (*checked)++;
+    double *x = nz_xcalloc((size_t)m->ncols + 1, sizeof(double)), obj = -1;
+    NzBuf why = {0};
+    int legal = fus_legal(g, q, &why);
+    if (legal) fus_ilp_group_assign(G, NULL, m, q, x);
+    if (!legal || !fus_ilp_feasible(m, x, &obj, &why) || obj != want) {
+      if (*bad == 0) printf("  group assignment: %s (objective %.0f, want %.0f)\n", why.s ? why.s : "", obj, want);
+      (*bad)++;
+    }
+    nz_buf_free(&why);
+    free(x);
+    return;
+  }
+  for (int x = 0; x <= k; x++) {
+    cl[i] = x;
+    every_restriction(g, G, m, cl, i + 1, x == k ? k + 1 : k, checked, bad);
+  }
+}
+
+static int find(int *parent, int a) {
+  while (parent[a] != a) a = parent[a] = parent[parent[a]];
+  return a;
+}
+
+/* every_restriction for each group of g: the whole region as one group, and
+ * each component of the fusable graph with at least two members. */
+static void check_groups(const FusGraph *g, int tight, long *checked, long *bad) {
+  int n = g->ninv, mem[8], lid[8], comp[8], cl[8];
+  char *apart = fus_apart(g);
+  for (int i = 0; i < n; i++) comp[i] = i;
+  for (int i = 0; i < n; i++)
+    for (int j = i + 1; j < n; j++)
+      if (!apart[i * n + j]) comp[find(comp, i)] = find(comp, j);
+  for (int r = -1; r < n; r++) {
+    int ng = 0;
+    for (int i = 0; i < n; i++) {
+      int in = r < 0 || find(comp, i) == r;
+      lid[i] = in ? ng : -1;
+      if (in) mem[ng++] = i;
+    }
+    if (ng < 2 || (r >= 0 && ng == n)) continue;
+    FusGroup G = {g, n, apart, ng, mem, lid};
+    FusIlp *m = fus_ilp_build_group(&G, fus_cost_weights(g), tight);
+    every_restriction(g, &G, m, cl, 0, 0, checked, bad);
+    fus_ilp_free(m);
+  }
+  free(apart);
+}
+
 int main(void) {
   enum { REGIONS = 240 };
-  int bad_glpk = 0, bad_cbc = 0, bad_bare = 0, bad_lazy = 0, bad_greedy = 0, fused = 0, greedy_worse = 0;
+  int bad_glpk = 0, bad_cbc = 0, bad_mono = 0, bad_tight = 0, bad_bare = 0, bad_lazy = 0, bad_greedy = 0, fused = 0,
+      greedy_worse = 0;
   int maxv = 0, maxc = 0, big = 0;
   double tg = 0, tc = 0, tl = 0;
   long ng = 0, nc = 0, legal_total = 0;
@@ -85,6 +200,22 @@ int main(void) {
     big += n == 8;
     if (!check_solver(g, FUS_GLPK, opt, &maxv, &maxc, &tg, &ng)) bad_glpk++;
     if (!check_solver(g, FUS_CBC, opt, &maxv, &maxc, &tc, &nc)) bad_cbc++;
+    /* The whole region at once, on every region. */
+    {
+      int v0 = 0, c0 = 0;
+      double t0 = 0;
+      long n0 = 0;
+      if (!check_sched(g, "ilp-mono", FUS_GLPK, opt, &v0, &c0, &t0, &n0)) bad_mono++;
+      if (!check_sched(g, "ilp-mono", FUS_CBC, opt, &v0, &c0, &t0, &n0)) bad_mono++;
+    }
+    /* Each tightening of the group model alone, and none, on every third. */
+    if (r % 3 == 0) {
+      static const int tights[] = {0, FUS_TIGHT_M, FUS_TIGHT_APART, FUS_TIGHT_OBOUNDS, FUS_TIGHT_ARRAYS,
+                                   FUS_TIGHT_CONSEC, FUS_TIGHT_THIRD, FUS_TIGHT_CONVEX, FUS_TIGHT_TRANS,
+                                   FUS_TIGHT_NOTFIRST, FUS_TIGHT_REP, FUS_TIGHT_ALL};
+      for (size_t t = 0; t < sizeof tights / sizeof *tights; t++)
+        if (!check_tight(g, tights[t], FUS_GLPK, opt)) bad_tight++;
+    }
     /* The variant without ordering variables, on every region. */
     {
       int v0 = 0, c0 = 0;
@@ -133,8 +264,19 @@ int main(void) {
     fus_graph_free(g);
   }
   printf("  %ld legal partitions assigned\n", assigned);
-  CHECK("every legal partition is feasible at its cost (with and without implied rows)",
-        bad_assign == 0 && assigned > 600);
+  CHECK("every legal partition is feasible at its cost (ilp-mono, ilp-bare)", bad_assign == 0 && assigned > 600);
+  /* The same for the group model: the whole region as one group and every
+   * component, without tightenings and with all of them. */
+  long checked = 0, bad_group = 0;
+  for (int r = 1; r <= 120; r++) {
+    FusGraph *g = fus_graph_random((uint64_t)r, 1 + r % 7);
+    check_groups(g, 0, &checked, &bad_group);
+    check_groups(g, FUS_TIGHT_ALL, &checked, &bad_group);
+    fus_graph_free(g);
+  }
+  printf("  %ld restrictions to groups assigned\n", checked);
+  CHECK("every legal partition restricted to a group is feasible at its cost there (ilp)",
+        bad_group == 0 && checked > 1000);
   /* A few larger ones (10 invocations: up to 115,975 partitions each). */
   long legal10 = 0;
   for (int r = 1; r <= 10; r++) {
@@ -147,6 +289,9 @@ int main(void) {
     if (!check_solver(g, FUS_CBC, opt, &maxv, &maxc, &tc, &nc)) bad_cbc++;
     int v0 = 0, c0 = 0;
     long n0 = 0;
+    double t0 = 0;
+    if (!check_sched(g, "ilp-mono", FUS_GLPK, opt, &v0, &c0, &t0, &n0)) bad_mono++;
+    if (!check_sched(g, "ilp-mono", FUS_CBC, opt, &v0, &c0, &t0, &n0)) bad_mono++;
     if (!check_sched(g, "ilp-lazy", FUS_GLPK, opt, &v0, &c0, &tl, &n0)) bad_lazy++;
     if (!check_sched(g, "ilp-lazy", FUS_CBC, opt, &v0, &c0, &tl, &n0)) bad_lazy++;
     fus_graph_free(g);
@@ -154,7 +299,9 @@ int main(void) {
   printf("  10 regions of 10 invocations: %ld legal partitions; totals now glpk %.3f s, cbc %.3f s\n", legal10, tg, tc);
   CHECK("ILP(glpk) == exhaustive", bad_glpk == 0);
   CHECK("ILP(cbc) == exhaustive", bad_cbc == 0);
+  CHECK("ILP for the whole region == exhaustive (glpk, cbc)", bad_mono == 0);
   CHECK("ILP without implied rows == exhaustive (glpk, cbc)", bad_bare == 0);
+  CHECK("each tightening of the group model alone == exhaustive (glpk)", bad_tight == 0);
   printf("  ilp-lazy: %.3f s in all\n", tl);
   CHECK("ilp-lazy == exhaustive (glpk, cbc)", bad_lazy == 0);
   CHECK("no heuristic beats the optimum", bad_greedy == 0);
@@ -174,9 +321,9 @@ int main(void) {
     fus_options_default(&o);
     o.dump_ilp = path;
     FusSchedule sc;
-    int rc = fus_schedule(g, "ilp", &o, &sc);
+    int rc = fus_schedule(g, "ilp-mono", &o, &sc);
     fus_schedule_free(&sc);
-    rc |= fus_schedule(g, "ilp", &o, &sc); /* a second instance goes to region.lp.1 */
+    rc |= fus_schedule(g, "ilp-mono", &o, &sc); /* a second instance goes to region.lp.1 */
     fus_schedule_free(&sc);
     FILE *f = fopen(path, "r");
     char text[4096] = {0};
@@ -246,23 +393,85 @@ int main(void) {
     fus_graph_free(g);
   }
 
-  /* A time limit far too short for a large region: still a legal schedule,
-   * and the status says what happened. GLPK stops within milliseconds; CBC
-   * checks its limit only after the root LP, seconds here (ILP.md). */
+  /* `ilp` on a region whose groups' separate optima form a cycle together:
+   * a, d fuse only with each other (REDUCE over n), b, c likewise (over m);
+   * a -> b and c -> d are incompatible, so fusing both pairs makes the cycle
+   * {a,d} -> {b,c} -> {a,d}. The groups are merged and the optimum fuses one
+   * pair (3 kernels, by exhaustive search). */
   {
-    FusGraph *g = fus_graph_random(99, 80);
-    for (int s = 0; s < 2; s++) {
+    FusGraph *g = fus_graph_parse("a REDUCE(n): x* -> $s\n"
+                                  "c REDUCE(m): y* -> $t\n"
+                                  "b REDUCE(m): y*, $s -> $u\n"
+                                  "d REDUCE(n): x*, $t -> $v\n"
+                                  "out $u $v\n",
+                                  "cross");
+    int best[4], both[4] = {0, 1, 1, 0};
+    double opt = fus_exhaustive(g, best, NULL);
+    FusCost c;
+    fus_cost(g, best, &c);
+    int v0 = 0, c0 = 0;
+    double t0 = 0;
+    long n0 = 0;
+    CHECK("cross-group cycle: the separate optima are illegal together, 3 kernels at the optimum",
+          !fus_legal(g, both, NULL) && c.kernels == 3);
+    CHECK("cross-group cycle: ilp == exhaustive (glpk, cbc)",
+          check_sched(g, "ilp", FUS_GLPK, opt, &v0, &c0, &t0, &n0) &&
+              check_sched(g, "ilp", FUS_CBC, opt, &v0, &c0, &t0, &n0));
+    fus_graph_free(g);
+  }
+
+  /* Medium regions (beyond exhaustive search): `ilp` proves the same optimum
+   * as ilp-lazy, an independent formulation. */
+  {
+    int bad = 0, compared = 0;
+    double ti = 0, tl2 = 0;
+    for (int r = 1; r <= 4; r++) {
+      FusGraph *g = fus_graph_random((uint64_t)(900 + r), 16 + 3 * r);
       FusOptions o;
       fus_options_default(&o);
-      o.solver = s ? FUS_CBC : FUS_GLPK;
+      FusSchedule a, b;
+      fus_schedule(g, "ilp", &o, &a);
+      fus_schedule(g, "ilp-lazy", &o, &b);
+      FusCost ca, cb;
+      fus_cost(g, a.cl, &ca);
+      fus_cost(g, b.cl, &cb);
+      ti += a.solve_seconds, tl2 += b.solve_seconds;
+      if (a.status == FUS_ST_OPTIMAL && b.status == FUS_ST_OPTIMAL) {
+        compared++;
+        if (ca.objective != cb.objective) {
+          printf("  region %d: ilp %.0f, ilp-lazy %.0f\n", r, ca.objective, cb.objective);
+          bad++;
+        }
+      }
+      fus_schedule_free(&a);
+      fus_schedule_free(&b);
+      fus_graph_free(g);
+    }
+    printf("  4 medium regions (19-28 invocations): ilp %.3f s, ilp-lazy %.3f s\n", ti, tl2);
+    CHECK("ilp == ilp-lazy on medium regions", bad == 0 && compared == 4);
+  }
+
+  /* A time limit far too short for a large region: still a legal schedule,
+   * and the status says what happened. GLPK stops within milliseconds; CBC
+   * checks its limit only after the root LP, seconds for the whole region
+   * (ILP.md). */
+  {
+    FusGraph *g = fus_graph_random(99, 80);
+    for (int k = 0; k < 4; k++) {
+      const char *sched = k < 2 ? "ilp" : "ilp-mono";
+      FusOptions o;
+      fus_options_default(&o);
+      o.solver = k % 2 ? FUS_CBC : FUS_GLPK;
       o.time_limit = 0.001;
       FusSchedule sc;
-      int rc = fus_schedule(g, "ilp", &o, &sc); /* dies if illegal */
-      printf("  time limit 1 ms, 80 invocations, %s: status %s, %d variables, %d constraints, build %.3f s, solve %.3f s\n",
-             s ? "cbc" : "glpk", fus_status_name(sc.status), sc.nvars, sc.nconstraints, sc.build_seconds,
+      int rc = fus_schedule(g, sched, &o, &sc); /* dies if illegal */
+      printf("  time limit 1 ms, 80 invocations, %s, %s: status %s, %d variables, %d constraints, build %.3f s, solve "
+             "%.3f s\n",
+             sched, k % 2 ? "cbc" : "glpk", fus_status_name(sc.status), sc.nvars, sc.nconstraints, sc.build_seconds,
              sc.solve_seconds);
-      CHECK(s ? "time limit (cbc)" : "time limit (glpk)",
-            rc == 0 && sc.status != FUS_ST_OPTIMAL && sc.status != FUS_ST_GREEDY && sc.solve_seconds < 15);
+      char name[64];
+      snprintf(name, sizeof name, "time limit (%s, %s)", sched, k % 2 ? "cbc" : "glpk");
+      CHECK(name, rc == 0 && sc.status != FUS_ST_OPTIMAL && sc.status != FUS_ST_GREEDY && sc.solve_seconds < 15);
       fus_schedule_free(&sc);
     }
     fus_graph_free(g);
