@@ -161,7 +161,7 @@ static int solve_group(const FusGroup *G, const FusGroupModel *gm, FusWeights w,
       fus_ilp_solve_glpk(m, left, st_or_none, x, &r);
     free(st);
     if (r.nodes > 0) out->nodes += r.nodes;
-    if (getenv("NZ_DECOMP_TRACE"))
+    if (getenv("NESSIE_DECOMP_TRACE"))
       fprintf(stderr, "group of %d: %d cols %d rows, %s %.3f s, %ld nodes, %ld lazy rows added, obj %.0f\n", G->ng, m->ncols,
               m->nrows, r.optimal ? "optimal" : r.has_solution ? "feasible" : "none", left - (deadline - now()), r.nodes,
               r.lazy_rows, r.objective);
@@ -266,6 +266,28 @@ int fus_sched_decomposed(const FusGraph *g, FusOptions *opt, FusSchedule *out, c
       /* Start: greedy's clusters inside the group, others alone. */
       for (int i = 0; i < n; i++) start[i] = grp[i] == r ? n + greedy[i] : i;
       fus_partition_canon(n, start);
+      if (glb[r] > 0) {
+        /* A merged group: its parts' optima together, with the clusters
+         * that carry cycles split into single invocations until none is
+         * left (splitting a cluster into singletons never makes a cycle), is
+         * usually much closer to the optimum than greedy. */
+        for (int i = 0; i < n; i++) sol[i] = grp[i] == r ? n + best[i] : i;
+        fus_partition_canon(n, sol);
+        int clen;
+        while ((clen = fus_contracted_cycle(g, sol, cin2, cout2)) > 0) {
+          int split = -1;
+          for (int e = 0; e < clen && split < 0; e++)
+            if (cin2[e] != cout2[e]) split = sol[cin2[e]];
+          if (split < 0) nz_die("%s: a cycle of single invocations", gm->name);
+          for (int i = 0, k = 0; i < n; i++)
+            if (sol[i] == split) sol[i] = 2 * n + k++;
+          fus_partition_canon(n, sol);
+        }
+        FusCost a, b;
+        fus_cost(g, sol, &a);
+        fus_cost(g, start, &b);
+        if (a.objective < b.objective) memcpy(start, sol, sizeof(int) * (size_t)n);
+      }
       if (deadline > 0 && now() >= deadline) {
         memcpy(sol, start, sizeof(int) * (size_t)n);
         proven[r] = 0;
@@ -289,7 +311,7 @@ int fus_sched_decomposed(const FusGraph *g, FusOptions *opt, FusSchedule *out, c
      * own optimum. Ties are common; a group solution at the same objective
      * keeps the union's cost at the sum of the groups' optima, a lower bound
      * of the whole problem, so an acyclic union is then optimal. */
-    if (gm->cut && repairs < 4 * ngroups && !getenv("NZ_NOREPAIR")) {
+    if (gm->cut && repairs < 4 * ngroups && !getenv("NESSIE_DECOMP_NOREPAIR")) {
       int fixed_one = 0;
       int nr = 0;
       for (int e = 0; e < len; e++) {

@@ -290,6 +290,7 @@ typedef struct {
   double objective;
   long nodes; /* -1 if not reported */
   long lazy_rows; /* lazy rows the solver added to its LP (GLPK) */
+  int crashed;    /* the solver died (CBC runs in a child process); no solution */
 } FusIlpResult;
 /* start (may be NULL) is a feasible solution handed to the solver first. */
 int fus_ilp_solve_glpk(FusIlp *m, double time_limit, const double *start, double *x, FusIlpResult *r);

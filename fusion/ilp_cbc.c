@@ -1,11 +1,17 @@
 /* ilp_cbc.c — loads a FusIlp into COIN-OR CBC through its C interface
- * (coin/Cbc_C_Interface.h) and solves it under a time limit. */
+ * (coin/Cbc_C_Interface.h) and solves it under a time limit, in a child
+ * process: CBC 2.10.8 segfaults inside Cgl on some of our instances, and a
+ * crash must cost the schedule of one region, not the compiler. */
 #include "fusion.h"
 
 #include <coin/Cbc_C_Interface.h>
+#include <errno.h>
 #include <float.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
-int fus_ilp_solve_cbc(const FusIlp *m, double time_limit, const double *start, double *x, FusIlpResult *r) {
+static int solve(const FusIlp *m, double time_limit, const double *start, double *x, FusIlpResult *r) {
   memset(r, 0, sizeof *r);
   if (m->ncols == 0) {
     r->has_solution = r->optimal = 1;
@@ -87,5 +93,68 @@ int fus_ilp_solve_cbc(const FusIlp *m, double time_limit, const double *start, d
     memcpy(x, best, sizeof(double) * (size_t)m->ncols);
   }
   Cbc_deleteModel(model);
+  return 0;
+}
+
+/* Everything the child reports: the result, then ncols doubles. */
+static int write_all(int fd, const void *buf, size_t len) {
+  const char *p = buf;
+  while (len > 0) {
+    ssize_t k = write(fd, p, len);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return -1;
+    p += k, len -= (size_t)k;
+  }
+  return 0;
+}
+
+static int read_all(int fd, void *buf, size_t len) {
+  char *p = buf;
+  while (len > 0) {
+    ssize_t k = read(fd, p, len);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return -1;
+    p += k, len -= (size_t)k;
+  }
+  return 0;
+}
+
+int fus_ilp_solve_cbc(const FusIlp *m, double time_limit, const double *start, double *x, FusIlpResult *r) {
+  memset(r, 0, sizeof *r);
+  if (getenv("NESSIE_CBC_INPROCESS")) return solve(m, time_limit, start, x, r); /* for debuggers */
+  int fd[2];
+  if (pipe(fd) != 0) nz_die("pipe: %s", strerror(errno));
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  if (pid < 0) nz_die("fork: %s", strerror(errno));
+  if (pid == 0) {
+    close(fd[0]);
+    if (getenv("NESSIE_TEST_CBC_CRASH")) raise(SIGSEGV); /* tests/sh/cbc_crash.sh */
+    FusIlpResult cr;
+    double *cx = nz_xcalloc((size_t)m->ncols + 1, sizeof(double));
+    solve(m, time_limit, start, cx, &cr);
+    int bad = write_all(fd[1], &cr, sizeof cr) || write_all(fd[1], cx, sizeof(double) * (size_t)m->ncols);
+    _exit(bad ? 1 : 0); /* no atexit handlers: the parent owns them */
+  }
+  close(fd[1]);
+  FusIlpResult cr;
+  int got = read_all(fd[0], &cr, sizeof cr) == 0 && read_all(fd[0], x, sizeof(double) * (size_t)m->ncols) == 0;
+  close(fd[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (got && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+    *r = cr;
+    return 0;
+  }
+  /* No solution from this solve; the caller falls back as on a time-out. */
+  r->crashed = 1;
+  r->nodes = -1;
+  if (WIFSIGNALED(status))
+    nz_warning("CBC crashed (signal %d) on a %d-column instance; this solve gives no schedule", WTERMSIG(status),
+               m->ncols);
+  else
+    nz_warning("CBC failed (status %d) on a %d-column instance; this solve gives no schedule", status, m->ncols);
   return 0;
 }

@@ -47,7 +47,7 @@ static FusIlp *build(const FusGroup *G, FusWeights w, void **auxp) {
             fus_ilp_col(m, nz_sprintf(A, "x_%d_%d", mem[a], mem[b]), 0, 1, 0, 1, 'x', mem[a], mem[b]);
   /* Transitivity rows are cubic in the group's size, and few of them ever
    * bind: lazy (GLPK adds each when a relaxation violates it). */
-  m->lazy_mode = getenv("NZ_NOLAZY") ? 0 : 1;
+  m->lazy_mode = getenv("NESSIE_DECOMP_EAGER") ? 0 : 1;
   for (int a = 0; a < ng; a++)
     for (int b = a + 1; b < ng; b++)
       for (int c = b + 1; c < ng; c++) {

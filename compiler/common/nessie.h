@@ -97,6 +97,8 @@ void nz_verror_at(NzLoc loc, const char *fmt, va_list ap);
 void nz_note_at(NzLoc loc, const char *fmt, ...) NZ_PRINTF(2, 3);
 /* An error with no source position: "nessie: error: msg". */
 void nz_error(const char *fmt, ...) NZ_PRINTF(1, 2);
+/* "nessie: warning: msg" (not counted as an error). */
+void nz_warning(const char *fmt, ...) NZ_PRINTF(1, 2);
 /* An impossible state: "nessie: internal error: msg", exit 3. */
 NZ_NORETURN void nz_die(const char *fmt, ...) NZ_PRINTF(1, 2);
 

@@ -104,6 +104,14 @@ void nz_error(const char *fmt, ...) {
   va_end(ap);
 }
 
+void nz_warning(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  NzLoc none = {0};
+  report("warning", none, fmt, ap);
+  va_end(ap);
+}
+
 void nz_die(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
