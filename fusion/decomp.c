@@ -107,6 +107,52 @@ static int separate(void *ctx, FusIlp *m, const double *x) {
   return m->nrows - before;
 }
 
+/* The primal heuristic (FusIlp.heuristic): LP-guided merging. Pairs are
+ * taken by decreasing relaxation value of "fused" (x, or 1 - f) and their
+ * clusters merged whenever the merge is legal, starting from the members
+ * alone (others alone or in context's clusters). Every merge saves a kernel,
+ * the first priority of the cost, so a maximal partition in the order the
+ * relaxation prefers is usually near the optimum; the proof of optimality
+ * is much shorter once the search has it (measured: 0.3 s instead of 2.0 s
+ * on a 45-invocation group given its optimum). A legal partition satisfies
+ * every row of the model (ILP.md's proof), lazy rows and cuts included. */
+typedef struct {
+  int a, b;
+  double v;
+} Pair;
+
+static int by_value(const void *p, const void *q) {
+  const Pair *x = p, *y = q;
+  return x->v > y->v ? -1 : x->v < y->v ? 1 : x->a != y->a ? x->a - y->a : x->b - y->b;
+}
+
+static int heuristic(void *ctx, const FusIlp *m, const double *x, double *out) {
+  Sep *S = ctx;
+  const FusGroup *G = S->G;
+  int n = G->n;
+  NZ_VEC(Pair) pairs = {0};
+  for (int j = 0; j < m->ncols; j++) {
+    double v = m->role[j] == 'x' ? x[j] : m->role[j] == 'f' ? 1 - x[j] : -1;
+    if (v < 1e-6) continue;
+    Pair p = {m->ra[j], m->rb[j], v};
+    nz_vec_push(pairs, p);
+  }
+  qsort(pairs.v, (size_t)pairs.n, sizeof(Pair), by_value);
+  int *cl = S->cl;
+  for (int i = 0; i < n; i++) cl[i] = G->lid[i] >= 0 || !S->context ? i : n + S->context[i];
+  for (int e = 0; e < pairs.n; e++) {
+    int c1 = cl[pairs.v[e].a], c2 = cl[pairs.v[e].b];
+    if (c1 == c2 || !fus_legal_merge(G->g, cl, c1, c2, NULL)) continue;
+    for (int i = 0; i < n; i++)
+      if (cl[i] == c2) cl[i] = c1;
+  }
+  nz_vec_free(pairs);
+  S->gm->assign(G, S->aux, m, cl, out);
+  /* Legal, so it satisfies the model's rows; but not necessarily an
+   * objective cap (a repair's), which the full check covers. */
+  return fus_ilp_feasible(m, out, NULL, NULL);
+}
+
 static void objective_row(FusIlp *m, const char *name, char sense, double rhs) {
   fus_ilp_row(m, name, sense, rhs);
   for (int j = 0; j < m->ncols; j++)
@@ -139,6 +185,10 @@ static int solve_group(const FusGroup *G, const FusGroupModel *gm, FusWeights w,
   if (gm->cut) {
     m->separate = separate;
     m->separate_ctx = &S;
+  }
+  if (!getenv("NESSIE_DECOMP_NOHEUR")) {
+    m->heuristic = heuristic;
+    m->heuristic_ctx = &S;
   }
   for (;;) {
     double left = deadline > 0 ? deadline - now() : 0;

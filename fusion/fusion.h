@@ -257,6 +257,10 @@ typedef struct FusIlp {
   double lower_bound;
   int (*separate)(void *ctx, struct FusIlp *m, const double *x);
   void *separate_ctx;
+  /* A primal heuristic (may be NULL): from a relaxation solution x, write a
+   * feasible solution vector to out and return 1, or return 0. */
+  int (*heuristic)(void *ctx, const struct FusIlp *m, const double *x, double *out);
+  void *heuristic_ctx;
 } FusIlp;
 
 /* The reference formulation of paper §8 as corrected in fusion/ILP.md, with
