@@ -81,6 +81,7 @@ typedef struct {
   void *aux;
   const int *context;
   int *cl, *cin, *cout, *cuts;
+  char *movable; /* the members (fus_improve), or NULL: no local search */
 } Sep;
 
 /* The whole partition of a group solution: members as recovered, the others
@@ -147,6 +148,7 @@ static int heuristic(void *ctx, const FusIlp *m, const double *x, double *out) {
       if (cl[i] == c2) cl[i] = c1;
   }
   nz_vec_free(pairs);
+  if (S->movable) fus_improve(G->g, cl, S->movable, 0.01);
   S->gm->assign(G, S->aux, m, cl, out);
   /* Legal, so it satisfies the model's rows; but not necessarily an
    * objective cap (a repair's), which the full check covers. */
@@ -181,7 +183,11 @@ static int solve_group(const FusGroup *G, const FusGroupModel *gm, FusWeights w,
   int *cin = nz_xmalloc(sizeof(int) * (size_t)n), *cout = nz_xmalloc(sizeof(int) * (size_t)n);
   int *scl = nz_xmalloc(sizeof(int) * (size_t)n), *scin = nz_xmalloc(sizeof(int) * (size_t)n),
       *scout = nz_xmalloc(sizeof(int) * (size_t)n);
-  Sep S = {G, gm, aux, context, scl, scin, scout, &cuts};
+  Sep S = {G, gm, aux, context, scl, scin, scout, &cuts, NULL};
+  if (!getenv("NESSIE_DECOMP_NOLOCAL")) {
+    S.movable = nz_xmalloc((size_t)n);
+    for (int i = 0; i < n; i++) S.movable[i] = G->lid[i] >= 0;
+  }
   if (gm->cut) {
     m->separate = separate;
     m->separate_ctx = &S;
@@ -247,7 +253,7 @@ static int solve_group(const FusGroup *G, const FusGroupModel *gm, FusWeights w,
   free(cl);
   free(cin);
   free(cout);
-  free(scl), free(scin), free(scout);
+  free(scl), free(scin), free(scout), free(S.movable);
   if (gm->free_aux) gm->free_aux(aux);
   fus_ilp_free(m);
   return proven;
@@ -293,6 +299,7 @@ int fus_sched_decomposed(const FusGraph *g, FusOptions *opt, FusSchedule *out, c
   int *cin = nz_xmalloc(sizeof(int) * (size_t)n), *cout = nz_xmalloc(sizeof(int) * (size_t)n);
   int *first = nz_xmalloc(sizeof(int) * (size_t)n);
   int *cand = nz_xmalloc(sizeof(int) * (size_t)n);
+  char *movable = nz_xmalloc((size_t)n);
   int *cin2 = nz_xmalloc(sizeof(int) * (size_t)n), *cout2 = nz_xmalloc(sizeof(int) * (size_t)n);
   int repairs = 0, ngroups = 0;
   for (int i = 0; i < n; i++) ngroups += grp[i] == i && gsize(grp, n, i) > 1;
@@ -316,6 +323,10 @@ int fus_sched_decomposed(const FusGraph *g, FusOptions *opt, FusSchedule *out, c
       /* Start: greedy's clusters inside the group, others alone. */
       for (int i = 0; i < n; i++) start[i] = grp[i] == r ? n + greedy[i] : i;
       fus_partition_canon(n, start);
+      if (!getenv("NESSIE_DECOMP_NOLOCAL")) {
+        for (int i = 0; i < n; i++) movable[i] = grp[i] == r;
+        fus_improve(g, start, movable, opt->time_limit > 0 ? 0.01 * opt->time_limit : 0.1);
+      }
       if (glb[r] > 0) {
         /* A merged group: its parts' optima together, with the clusters
          * that carry cycles split into single invocations until none is
@@ -458,6 +469,6 @@ int fus_sched_decomposed(const FusGraph *g, FusOptions *opt, FusSchedule *out, c
   out->solver_objective = c.objective;
   free(grp), free(greedy), free(best), free(solved), free(proven), free(start), free(sol), free(comb);
   free(cin), free(cout), free(first), free(apart), free(mem), free(lid), free(gopt), free(glb);
-  free(cand), free(cin2), free(cout2);
+  free(cand), free(cin2), free(cout2), free(movable);
   return 0;
 }

@@ -302,6 +302,15 @@ int fus_ilp_solve_cbc(const FusIlp *m, double time_limit, const double *start, d
 /* Writes the instance in CPLEX LP format (through glp_write_lp). 0 or -1. */
 int fus_ilp_write_lp(const FusIlp *m, const char *path);
 
+/* ----------------------------------------------------------- improve.c */
+
+/* Local search on a legal partition cl: legal cluster merges, then single
+ * invocations moved to another cluster or alone, while the objective drops,
+ * for at most budget seconds. movable (may be NULL: all) marks the
+ * invocations that may move; clusters holding any other stay as they are.
+ * cl stays legal, canonical, and never gets worse. */
+void fus_improve(const FusGraph *g, int *cl, const char *movable, double budget);
+
 /* ------------------------------------------------------------ decomp.c */
 
 /* Apart pairs (ILP.md, "Implied rows"): the pair rule (fus_pair_ok), closed
