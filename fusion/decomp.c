@@ -259,6 +259,25 @@ static int solve_group(const FusGroup *G, const FusGroupModel *gm, FusWeights w,
   return proven;
 }
 
+/* Makes a partition acyclic by splitting, into single invocations, a
+ * cluster on each contracted cycle in turn. A split into singletons never
+ * makes a cycle (a cycle through parts of one former cluster would run
+ * between single invocations of a DAG), so this ends, with a legal partition
+ * when cl satisfied the pair rule. */
+static void split_cycles(const FusGraph *g, int *cl, int *cin, int *cout, const char *name) {
+  int n = g->ninv, len;
+  fus_partition_canon(n, cl);
+  while ((len = fus_contracted_cycle(g, cl, cin, cout)) > 0) {
+    int split = -1;
+    for (int e = 0; e < len && split < 0; e++)
+      if (cin[e] != cout[e]) split = cl[cin[e]];
+    if (split < 0) nz_die("%s: a cycle of single invocations", name);
+    for (int i = 0, k = 0; i < n; i++)
+      if (cl[i] == split) cl[i] = 2 * n + k++;
+    fus_partition_canon(n, cl);
+  }
+}
+
 static int gsize(const int *grp, int n, int r) {
   int k = 0;
   for (int i = 0; i < n; i++) k += grp[i] == r;
@@ -300,6 +319,7 @@ int fus_sched_decomposed(const FusGraph *g, FusOptions *opt, FusSchedule *out, c
   int *first = nz_xmalloc(sizeof(int) * (size_t)n);
   int *cand = nz_xmalloc(sizeof(int) * (size_t)n);
   char *movable = nz_xmalloc((size_t)n);
+  char *merged_group = nz_xcalloc((size_t)n, 1); /* per group root: made by merging */
   int *cin2 = nz_xmalloc(sizeof(int) * (size_t)n), *cout2 = nz_xmalloc(sizeof(int) * (size_t)n);
   int repairs = 0, ngroups = 0;
   for (int i = 0; i < n; i++) ngroups += grp[i] == i && gsize(grp, n, i) > 1;
@@ -307,9 +327,18 @@ int fus_sched_decomposed(const FusGraph *g, FusOptions *opt, FusSchedule *out, c
   out->nodes = 0;
   int all_proven = 1, status;
   for (;;) {
-    /* Solve every group not solved yet (singletons need no solve). */
-    for (int r = 0; r < n; r++) {
-      if (grp[r] != r || solved[r]) continue;
+    /* Solve every group not solved yet (singletons need no solve), the
+     * smallest first: when time runs out, it runs out on the big ones. */
+    int nq = 0;
+    for (int r = 0; r < n; r++)
+      if (grp[r] == r && !solved[r]) cand[nq++] = r;
+    for (int a = 1; a < nq; a++) /* insertion sort by size */
+      for (int b = a; b > 0 && gsize(grp, n, cand[b]) < gsize(grp, n, cand[b - 1]); b--) {
+        int t = cand[b];
+        cand[b] = cand[b - 1], cand[b - 1] = t;
+      }
+    for (int q = 0; q < nq; q++) {
+      int r = cand[q];
       G.ng = 0;
       for (int i = 0; i < n; i++)
         if (grp[i] == r) lid[i] = G.ng, mem[G.ng++] = i;
@@ -327,23 +356,13 @@ int fus_sched_decomposed(const FusGraph *g, FusOptions *opt, FusSchedule *out, c
         for (int i = 0; i < n; i++) movable[i] = grp[i] == r;
         fus_improve(g, start, movable, opt->time_limit > 0 ? 0.01 * opt->time_limit : 0.1);
       }
-      if (glb[r] > 0) {
+      if (merged_group[r]) {
         /* A merged group: its parts' optima together, with the clusters
          * that carry cycles split into single invocations until none is
          * left (splitting a cluster into singletons never makes a cycle), is
          * usually much closer to the optimum than greedy. */
         for (int i = 0; i < n; i++) sol[i] = grp[i] == r ? n + best[i] : i;
-        fus_partition_canon(n, sol);
-        int clen;
-        while ((clen = fus_contracted_cycle(g, sol, cin2, cout2)) > 0) {
-          int split = -1;
-          for (int e = 0; e < clen && split < 0; e++)
-            if (cin2[e] != cout2[e]) split = sol[cin2[e]];
-          if (split < 0) nz_die("%s: a cycle of single invocations", gm->name);
-          for (int i = 0, k = 0; i < n; i++)
-            if (sol[i] == split) sol[i] = 2 * n + k++;
-          fus_partition_canon(n, sol);
-        }
+        split_cycles(g, sol, cin2, cout2, gm->name);
         FusCost a, b;
         fus_cost(g, sol, &a);
         fus_cost(g, start, &b);
@@ -439,6 +458,7 @@ int fus_sched_decomposed(const FusGraph *g, FusOptions *opt, FusSchedule *out, c
     }
     if (!merged) nz_die("%s: a cycle within one group's solution", gm->name);
     solved[root] = 0;
+    merged_group[root] = 1;
     glb[root] = exact ? lb : 0;
     if (deadline > 0 && now() >= deadline) {
       all_proven = -1; /* out of time with a conflict: greedy */
@@ -451,10 +471,14 @@ int fus_sched_decomposed(const FusGraph *g, FusOptions *opt, FusSchedule *out, c
     memcpy(out->cl, comb, sizeof(int) * (size_t)n);
     status = FUS_ST_OPTIMAL;
   } else {
+    /* Out of time: the groups' best partitions together, with any cycle
+     * between them split away, if that beats greedy. */
+    split_cycles(g, comb, cin, cout, gm->name);
+    if (!getenv("NESSIE_DECOMP_NOLOCAL")) fus_improve(g, comb, NULL, opt->time_limit > 0 ? 0.02 * opt->time_limit : 0.2);
     FusCost a, b;
     fus_cost(g, comb, &a);
     fus_cost(g, greedy, &b);
-    if (all_proven == 0 && fus_legal(g, comb, NULL) && a.objective < b.objective) {
+    if (fus_legal(g, comb, NULL) && a.objective < b.objective) {
       memcpy(out->cl, comb, sizeof(int) * (size_t)n);
       status = FUS_ST_FEASIBLE;
     } else {
@@ -469,6 +493,6 @@ int fus_sched_decomposed(const FusGraph *g, FusOptions *opt, FusSchedule *out, c
   out->solver_objective = c.objective;
   free(grp), free(greedy), free(best), free(solved), free(proven), free(start), free(sol), free(comb);
   free(cin), free(cout), free(first), free(apart), free(mem), free(lid), free(gopt), free(glb);
-  free(cand), free(cin2), free(cout2), free(movable);
+  free(cand), free(cin2), free(cout2), free(movable), free(merged_group);
   return 0;
 }
