@@ -1,15 +1,28 @@
 #!/usr/bin/env bash
 # experiments/sweep.sh — the solver-performance and fusion-quality experiments
 # (paper §10, Figure 7): generate synthetic regions over a grid of sizes and chain
-# lengths, schedule each with greedy-down, greedy-up, the reference ILP (`ilp`) and
-# its lazy-cut variant (`ilp-lazy`, fusion/ILP.md), both with GLPK and with CBC, and
-# write the CSVs and gnuplot plots under OUT (default results/).
+# lengths, schedule each with the greedy strategies and the ILP schedulers
+# (fusion/README.md, fusion/ILP.md), every ILP with GLPK and with CBC, and write the
+# CSVs and gnuplot plots under OUT (default results/).
 #
 #   experiments/sweep.sh [--size=tiny|small|default|large] [--jobs=N] [--out=DIR]
 #                        [--time-limit=SEC] [--bin=DIR]
 #
-# tiny runs in seconds (tests use it: schema and plots, not timings); default
-# finishes in about 15 minutes on two cores; large extends the grid.
+# The grid has three bands of region sizes (kernel invocations):
+#   small  greedy-down, greedy-up, ilp, ilp-mono, ilp-lazy, ilp-decomp
+#   big    greedy-down, greedy-up, ilp, ilp-lazy, ilp-decomp (ilp-mono only times out)
+#   huge   greedy-down, greedy-up, ilp-decomp (where the 100-in-1 s / 300-in-10 s goal stands)
+# default: small 5..40, big 60 80 100, huge 150 200 300; chains 2 4 8, seeds 1 2, 10 s
+# limit. To stay near 15 minutes on two cores (--jobs=2), default runs ilp-mono only up
+# to 30 invocations and the huge band with GLPK only (there every ILP run takes its
+# whole time limit). tiny runs in seconds (tests use it: schema and plots, not timings);
+# large extends the grid (huge up to 500, both solvers, 30 s limit).
+#
+# Outputs: bench.csv (every nessie-bench row), solver-time.csv (one row per region and
+# strategy), solver-summary.csv (per invocations and strategy: regions, median and max
+# solve seconds, proven optimal / feasible / time-limit fallback counts; the table the
+# README quotes), fusion-quality.csv (each greedy schedule against the best ILP schedule
+# of its region), solver-time.svg|png and fusion-quality.svg|png.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 size=default jobs=2 out=results limit="" bin=bin
@@ -20,48 +33,67 @@ for a in "$@"; do
     --out=*) out=${a#*=} ;;
     --time-limit=*) limit=${a#*=} ;;
     --bin=*) bin=${a#*=} ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "sweep.sh: unknown argument '$a' (--help)" >&2; exit 2 ;;
   esac
 done
-# kernels: sizes for every strategy; big: sizes too large for the reference ILP
-# (it only reaches its time limit there), run with greedy and ilp-lazy only.
+# small/big/huge: the size bands above; mono_max: the largest size ilp-mono runs at;
+# huge_solvers: the ILP solvers of the huge band.
 case "$size" in
-  tiny)    kernels="4 6";                    big="";          chains="2 4";   seeds="1";     tl=2 ;;
-  small)   kernels="5 10 15";                big="30";        chains="2 4";   seeds="1 2";   tl=5 ;;
-  default) kernels="5 10 15 20 25 30 40";    big="60 80 100"; chains="2 4 8"; seeds="1 2";   tl=10 ;;
-  large)   kernels="5 10 15 20 25 30 40 50"; big="60 80 100 150 200 300"; chains="2 4 8"; seeds="1 2 3"; tl=30 ;;
+  tiny)    small="4 6"; big="8"; huge="10"; chains="2 4"; seeds="1"; tl=2
+           mono_max=6; huge_solvers="glpk,cbc" ;;
+  small)   small="5 10 15 20"; big="30 40"; huge="60 100"; chains="2 4"; seeds="1 2"; tl=5
+           mono_max=20; huge_solvers="glpk,cbc" ;;
+  default) small="5 10 15 20 25 30 40"; big="60 80 100"; huge="150 200 300"; chains="2 4 8"; seeds="1 2"; tl=10
+           mono_max=30; huge_solvers="glpk" ;;
+  large)   small="5 10 15 20 25 30 40 50"; big="60 80 100"; huge="150 200 300 400 500"; chains="2 4 8"
+           seeds="1 2 3"; tl=30; mono_max=50; huge_solvers="glpk,cbc" ;;
   *) echo "sweep.sh: --size must be tiny, small, default or large" >&2; exit 2 ;;
 esac
 [ -n "$limit" ] && tl=$limit
 [ -x "$bin/nessie-bench" ] || { echo "sweep.sh: no $bin/nessie-bench (run make)" >&2; exit 1; }
 command -v gnuplot >/dev/null || { echo "sweep.sh: gnuplot is not installed (make deps)" >&2; exit 1; }
 mkdir -p "$out"
+
+# The generator specs for the sizes in $1 that satisfy the test $2 (on k).
 specs_for() {
-  local out=() k c s
+  local o=() k c s
   for k in $1; do
+    (eval "$2") || continue
     for c in $chains; do
       [ "$c" -le "$k" ] || continue
-      for s in $seeds; do out+=("gen:kernels=$k,chain=$c,seed=$s"); done
+      for s in $seeds; do o+=("gen:kernels=$k,chain=$c,seed=$s"); done
     done
   done
-  echo "${out[@]}"
+  echo "${o[@]}"
 }
-read -r -a specs <<<"$(specs_for "$kernels")"
-read -r -a bigspecs <<<"$(specs_for "$big")"
-echo "sweep ($size): ${#specs[@]} regions x (greedy-down, greedy-up, ilp, ilp-lazy; GLPK and CBC)" \
-  "+ ${#bigspecs[@]} larger regions x (greedy-down, greedy-up, ilp-lazy), time limit ${tl}s, $jobs jobs" >&2
+# One nessie-bench pass: regions (specs_for arguments), schedulers, solvers.
+header=1 nruns=0
+pass() {
+  local specs
+  read -r -a specs <<<"$(specs_for "$1" "$2")"
+  [ ${#specs[@]} -gt 0 ] || return 0
+  local ilps nsolv
+  ilps=$(tr , '\n' <<<"$3" | grep -c '^ilp' || true)
+  nsolv=$(tr , '\n' <<<"$4" | grep -c . || true)
+  echo "  ${#specs[@]} regions (${specs[0]#gen:} .. ${specs[-1]#gen:}) x $3; ILPs with $4" >&2
+  nruns=$((nruns + ${#specs[@]} * (ilps * nsolv + $(tr , '\n' <<<"$3" | grep -vc '^ilp' || true))))
+  "$bin/nessie-bench" --format=csv $([ $header = 1 ] || echo --no-header) --scheduler="$3" --solver="$4" \
+    --time-limit="$tl" --jobs="$jobs" "${specs[@]}" >>"$out/bench.csv"
+  header=0
+}
+: >"$out/bench.csv"
+echo "sweep ($size): time limit ${tl}s, $jobs jobs" >&2
 start=$(date +%s)
-"$bin/nessie-bench" --format=csv --scheduler=greedy-down,greedy-up,ilp,ilp-lazy --solver=glpk,cbc \
-  --time-limit="$tl" --jobs="$jobs" "${specs[@]}" >"$out/bench.csv"
-if [ ${#bigspecs[@]} -gt 0 ]; then
-  "$bin/nessie-bench" --format=csv --no-header --scheduler=greedy-down,greedy-up,ilp-lazy --solver=glpk,cbc \
-    --time-limit="$tl" --jobs="$jobs" "${bigspecs[@]}" >>"$out/bench.csv"
-fi
+pass "$small" "[ \$k -le $mono_max ]" greedy-down,greedy-up,ilp,ilp-mono,ilp-lazy,ilp-decomp glpk,cbc
+pass "$small" "[ \$k -gt $mono_max ]" greedy-down,greedy-up,ilp,ilp-lazy,ilp-decomp glpk,cbc
+pass "$big" true greedy-down,greedy-up,ilp,ilp-lazy,ilp-decomp glpk,cbc
+pass "$huge" true greedy-down,greedy-up,ilp-decomp "$huge_solvers"
 end=$(date +%s)
 
 # Rows of bench.csv start with the quoted input "gen:kernels=K,chain=C,seed=S";
-# the awk below takes K, C, S from it and the other columns by name.
+# the awk below takes K, C, S from it and the other columns by name. strat is the
+# scheduler, with "-SOLVER" for the ILP schedulers.
 split_rows='
   NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i }
   NR > 1 {
@@ -75,29 +107,86 @@ split_rows='
     strat = (v["scheduler"] ~ /^ilp/) ? v["scheduler"] "-" v["solver"] : v["scheduler"]
   }'
 
+# Sanity warnings (on stderr; the data stays as measured): a run over its time limit
+# by more than a second, and a region where a proven optimum is beaten or two proven
+# optima disagree (a solver or model bug).
+awk -F, -v tl="$tl" "$split_rows"'
+  NR > 1 && v["solve_seconds"] + 0 > tl + 1 {
+    printf "sweep.sh: warning: %s on gen:kernels=%s,chain=%s,seed=%s took %s s (limit %s s, status %s)\n",
+      strat, k, c, s, v["solve_seconds"], tl, v["status"] > "/dev/stderr"
+  }
+  NR > 1 {
+    id = "gen:kernels=" k ",chain=" c ",seed=" s
+    if (v["status"] == "optimal") {
+      if (id in opt && (v["objective"] - opt[id] > 1e-9 * opt[id] || opt[id] - v["objective"] > 1e-9 * opt[id]))
+        printf "sweep.sh: warning: proven optima disagree on %s: %s %s, %s %s\n", id, who[id], opt[id],
+          strat, v["objective"] > "/dev/stderr"
+      opt[id] = v["objective"]; who[id] = strat
+    }
+    if (!(id in low) || v["objective"] + 0 < low[id] + 0) { low[id] = v["objective"]; lw[id] = strat }
+  }
+  END {
+    for (id in opt)
+      if (low[id] + 0 < opt[id] * (1 - 1e-9))
+        printf "sweep.sh: warning: %s beats the proven optimum of %s on %s: %s < %s\n", lw[id], who[id], id,
+          low[id], opt[id] > "/dev/stderr"
+  }' "$out/bench.csv"
+
 # solver-time.csv: one row per (region, strategy).
 awk -F, -v OFS=, "$split_rows"'
   NR == 1 { print "kernels,chain,seed,strategy,status,solve_seconds,build_seconds,variables,constraints,nodes" }
   NR > 1 { print k, c, s, strat, v["status"], v["solve_seconds"], v["build_seconds"], v["variables"], v["constraints"], v["nodes"] }
 ' "$out/bench.csv" >"$out/solver-time.csv"
 
-# fusion-quality.csv: each greedy schedule against the better ILP schedule of the
-# same region (objective_ratio = greedy objective / ILP objective; 1 = optimal).
+# solver-summary.csv: per (invocations, strategy) the median and max solve seconds and
+# how many regions ended proven optimal, feasible (a better schedule, not proven) or
+# at the time limit with the greedy fallback. Rows by strategy, then invocations (the
+# plot draws one line per strategy from consecutive rows).
+awk -F, -v OFS=, "$split_rows"'
+  NR > 1 {
+    key = v["invocations"] SUBSEP strat; keys[key] = 1
+    t[key, ++n[key]] = v["solve_seconds"] + 0
+    if (v["status"] == "optimal") po[key]++
+    else if (v["status"] == "feasible") fe[key]++
+    else if (v["status"] ~ /fallback/) fb[key]++
+  }
+  END {
+    for (key in keys) {
+      m = n[key]
+      for (i = 2; i <= m; i++) {          # insertion sort of this cell'"'"'s times
+        x = t[key, i]
+        for (j = i - 1; j >= 1 && t[key, j] > x; j--) t[key, j + 1] = t[key, j]
+        t[key, j + 1] = x
+      }
+      med = (m % 2) ? t[key, (m + 1) / 2] : (t[key, m / 2] + t[key, m / 2 + 1]) / 2
+      split(key, kk, SUBSEP)
+      printf "%s,%s,%d,%.6f,%.6f,%d,%d,%d\n", kk[1], kk[2], m, med, t[key, m], po[key], fe[key], fb[key]
+    }
+  }' "$out/bench.csv" | sort -t, -k2,2 -k1,1n |
+  { echo "invocations,strategy,regions,median_seconds,max_seconds,proven,feasible,fallback"; cat; } \
+    >"$out/solver-summary.csv"
+
+# fusion-quality.csv: each greedy schedule against the best ILP schedule of the same
+# region over every ILP strategy (a proven optimum first, then the lowest objective;
+# ties to the first in grid order); objective_ratio = greedy objective / ILP objective
+# (1 = as good as the ILP).
 awk -F, -v OFS=, "$split_rows"'
   NR > 1 {
     id = k "," c "," s; ids[id] = 1
+    if (!(strat in seen)) { seen[strat] = 1; order[++ns] = strat }
     K[id, strat] = v["kernels_after"]; A[id, strat] = v["arrays_after"]
     O[id, strat] = v["objective"]; S[id, strat] = v["status"]
   }
   END {
     print "kernels,chain,seed,strategy,kernels_after,arrays_after,objective,ilp,ilp_status,ilp_kernels,ilp_arrays,ilp_objective,objective_ratio"
     for (id in ids) {
-      # the best ILP schedule of the region, preferring proven optima
       b = ""
-      for (q = 1; q <= 4; q++) {
-        st = (q == 1) ? "ilp-lazy-glpk" : (q == 2) ? "ilp-lazy-cbc" : (q == 3) ? "ilp-glpk" : "ilp-cbc"
-        if (!((id, st) in O)) continue
-        if (b == "" || O[id, st] + 0 < O[id, b] + 0 || (O[id, st] + 0 == O[id, b] + 0 && S[id, st] == "optimal")) b = st
+      for (q = 1; q <= ns; q++) {
+        st = order[q]
+        if (st !~ /^ilp/ || !((id, st) in O)) continue
+        if (b == "") { b = st; continue }
+        po = (S[id, st] == "optimal"); pb = (S[id, b] == "optimal")
+        if (po > pb || (po == pb && O[id, st] + 0 < O[id, b] + 0)) b = st
       }
       if (b == "") continue
       for (g = 1; g <= 2; g++) {
@@ -109,6 +198,7 @@ awk -F, -v OFS=, "$split_rows"'
     }
   }' "$out/bench.csv" | { read -r h; echo "$h"; sort -t, -k1,1n -k2,2n -k3,3n -k4,4; } >"$out/fusion-quality.csv"
 
-gnuplot -e "out='$out'" experiments/plots/solver-time.gp
+gnuplot -e "out='$out'; tl=$tl" experiments/plots/solver-time.gp
 gnuplot -e "out='$out'" experiments/plots/fusion-quality.gp
-echo "sweep ($size) took $((end - start)) s; wrote $out/bench.csv, solver-time.csv, fusion-quality.csv and plots" >&2
+echo "sweep ($size): $nruns scheduler runs in $((end - start)) s; wrote $out/bench.csv, solver-time.csv," \
+  "solver-summary.csv, fusion-quality.csv and plots" >&2
