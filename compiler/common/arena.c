@@ -11,21 +11,32 @@ struct NzArena {
   Chunk *head;
 };
 
+/* Running out of memory is a limit of the machine, not a bug: a program that
+ * asks for a huge array gets "nessie: error: out of memory ..." and exit 1,
+ * like any other error a user's input can cause (DESIGN.md's exit codes). */
+NZ_NORETURN static void out_of_memory(const char *what, size_t n, size_t sz) {
+  if (sz)
+    nz_error("out of memory %s %zu x %zu bytes", what, n, sz);
+  else
+    nz_error("out of memory %s %zu bytes", what, n);
+  exit(1);
+}
+
 void *nz_xmalloc(size_t n) {
   void *p = malloc(n ? n : 1);
-  if (!p) nz_die("out of memory allocating %zu bytes", n);
+  if (!p) out_of_memory("allocating", n, 0);
   return p;
 }
 
 void *nz_xcalloc(size_t n, size_t sz) {
   void *p = calloc(n ? n : 1, sz ? sz : 1);
-  if (!p) nz_die("out of memory allocating %zu x %zu bytes", n, sz);
+  if (!p) out_of_memory("allocating", n, sz);
   return p;
 }
 
 void *nz_xrealloc(void *p, size_t n) {
   void *q = realloc(p, n ? n : 1);
-  if (!q) nz_die("out of memory reallocating %zu bytes", n);
+  if (!q) out_of_memory("reallocating", n, 0);
   return q;
 }
 
