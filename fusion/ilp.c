@@ -1,7 +1,9 @@
 /* ilp.c — builds the reference ILP of paper §8 (variables o, f, c; VFUSE-COMPAT,
  * VFUSE-CLUSTER, HFUSE-COMPAT, HFUSE-SIBS; powers-of-n objective) as corrected
- * and derived in fusion/ILP.md, into a solver-independent FusIlp, and recovers
- * clusters from equal o. The solvers load it in ilp_glpk.c and ilp_cbc.c. */
+ * and derived in fusion/ILP.md, into a solver-independent FusIlp, for a whole
+ * region (ilp-mono, ilp-bare) or one group of it with optional tightenings
+ * (ilp, solved group by group in decomp.c), and recovers clusters from equal
+ * o. The solvers load it in ilp_glpk.c and ilp_cbc.c. */
 #include "fusion.h"
 
 int fus_ilp_col(FusIlp *m, const char *name, double lb, double ub, double obj, int isint, char role, int a,
@@ -441,7 +443,7 @@ FusIlp *fus_ilp_build_group(const FusGroup *G, FusWeights w, int tight) {
 #undef SPAN
 #undef MF
 #undef MD
-  /* Rows of f alone that every partition satisfies at its indicator values
+  /* Rows of f alone that every legal partition satisfies at its indicator values
    * (f = [different clusters]); for the o model they are implied only for
    * integers. THIRD: m shares a cluster with at most one of an apart pair.
    * CONVEX: a fused dependent pair fuses every middle (one in the group: a
@@ -482,6 +484,22 @@ FusIlp *fus_ilp_build_group(const FusGroup *G, FusWeights w, int tight) {
             fus_ilp_term(m, side[t], 1), fus_ilp_term(m, side[(t + 1) % 3], -1), fus_ilp_term(m, side[(t + 2) % 3], -1);
           }
         }
+  /* CROSS: a ⇝ b and c ⇝ d with {a, d} and {b, c} each in one cluster give
+   * the clusters X ∋ a, d and Y ∋ b, c paths both ways, a cycle unless
+   * X = Y; so f_ab <= f_ad + f_bc (with a, b apart: f_ad + f_bc >= 1).
+   * ilp-lazy's two-cluster cycle cuts, for every candidate up front. */
+  if (tight & FUS_TIGHT_CROSS)
+    for (int a = 0; a < ng; a++)
+      for (int b = a + 1; b < ng; b++) {
+        if (!fus_path(g, mem[a], mem[b])) continue;
+        for (int c = 0; c < ng; c++)
+          for (int d = c + 1; d < ng; d++) {
+            if (c == a || c == b || d == a || d == b || !fus_path(g, mem[c], mem[d])) continue;
+            if (!FUSABLE(a, d) || !FUSABLE(b, c)) continue;
+            fus_ilp_row(m, nz_sprintf(A, "cross_%d_%d_%d_%d", mem[a], mem[b], mem[c], mem[d]), 'G', 0);
+            fus_ilp_term(m, F(a, d), 1), fus_ilp_term(m, F(b, c), 1), fus_ilp_term(m, F(a, b), -1);
+          }
+      }
 #undef F
 #undef FUSABLE
   /* Kernels of the group's clusters: k_j >= 1 - sum_{members i<j} (1 - f_ij). */
