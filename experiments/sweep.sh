@@ -13,10 +13,12 @@
 #   big    greedy-down, greedy-up, ilp, ilp-lazy, ilp-decomp (ilp-mono only times out)
 #   huge   greedy-down, greedy-up, ilp-decomp (where the 100-in-1 s / 300-in-10 s goal stands)
 # default: small 5..40, big 60 80 100, huge 150 200 300; chains 2 4 8, seeds 1 2, 10 s
-# limit. To stay near 15 minutes on two cores (--jobs=2), default runs ilp-mono only up
-# to 30 invocations and the huge band with GLPK only (there every ILP run takes its
-# whole time limit). tiny runs in seconds (tests use it: schema and plots, not timings);
-# large extends the grid (huge up to 500, both solvers, 30 s limit).
+# limit; 616 scheduler runs, 824 s wall on two cores with --jobs=2 (2026-11-22, commit
+# 5e23d56). Most big and huge ILP runs take their whole limit, so the wall time is
+# about (runs at the limit) x 10 s / jobs. Should it outgrow 15 minutes: mono_max=30
+# saves ~60 s, huge_solvers=glpk ~95 s (below). tiny runs in seconds (tests use it:
+# schema and plots, not timings); small in about a minute; large extends the grid
+# (huge up to 500, 3 seeds, 30 s limit; not timed, expect well over an hour).
 #
 # Outputs: bench.csv (every nessie-bench row), solver-time.csv (one row per region and
 # strategy), solver-summary.csv (per invocations and strategy: regions, median and max
@@ -33,7 +35,7 @@ for a in "$@"; do
     --out=*) out=${a#*=} ;;
     --time-limit=*) limit=${a#*=} ;;
     --bin=*) bin=${a#*=} ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
     *) echo "sweep.sh: unknown argument '$a' (--help)" >&2; exit 2 ;;
   esac
 done
@@ -45,7 +47,7 @@ case "$size" in
   small)   small="5 10 15 20"; big="30 40"; huge="60 100"; chains="2 4"; seeds="1 2"; tl=5
            mono_max=20; huge_solvers="glpk,cbc" ;;
   default) small="5 10 15 20 25 30 40"; big="60 80 100"; huge="150 200 300"; chains="2 4 8"; seeds="1 2"; tl=10
-           mono_max=30; huge_solvers="glpk" ;;
+           mono_max=40; huge_solvers="glpk,cbc" ;;
   large)   small="5 10 15 20 25 30 40 50"; big="60 80 100"; huge="150 200 300 400 500"; chains="2 4 8"
            seeds="1 2 3"; tl=30; mono_max=50; huge_solvers="glpk,cbc" ;;
   *) echo "sweep.sh: --size must be tiny, small, default or large" >&2; exit 2 ;;

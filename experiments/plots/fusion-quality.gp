@@ -10,6 +10,8 @@ set key top left box opaque font ",9"
 set xlabel "kernel invocations per region (log scale)"
 set ylabel "greedy objective / best ILP objective"
 set grid lc rgb "#dddddd"
+stats data using 1 nooutput
+set xrange [STATS_min * 0.85 : STATS_max * 1.15]
 set logscale x
 set xtics (5, 10, 15, 20, 30, 40, 60, 80, 100, 150, 200, 300, 500)
 set yrange [0.95:*]

@@ -65,7 +65,7 @@ do for [term = 1:2] {
   set ytics 0, 0.25, 1
   set xlabel "kernel invocations per region (log scale)"
   set ylabel "proven optimal"
-  set title "Fraction of regions proven optimal within the limit"
+  set title "Fraction of regions proven optimal within the limit (lines drawn up to 0.03 apart)"
   set key off
   plot for [i = 1:8] data using (jit(i)):(frac(S[i], i)) with linespoints lw 1.5 dt dash(i) pt ptype(i) \
          ps 0.7 lc rgb C[i] notitle
