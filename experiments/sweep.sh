@@ -80,7 +80,9 @@ pass() {
   nsolv=$(tr , '\n' <<<"$4" | grep -c . || true)
   echo "  ${#specs[@]} regions (${specs[0]#gen:} .. ${specs[-1]#gen:}) x $3; ILPs with $4" >&2
   nruns=$((nruns + ${#specs[@]} * (ilps * nsolv + $(tr , '\n' <<<"$3" | grep -vc '^ilp' || true))))
-  "$bin/nessie-bench" --format=csv $([ $header = 1 ] || echo --no-header) --scheduler="$3" --solver="$4" \
+  local hdr=()
+  [ $header = 1 ] || hdr=(--no-header)
+  "$bin/nessie-bench" --format=csv "${hdr[@]}" --scheduler="$3" --solver="$4" \
     --time-limit="$tl" --jobs="$jobs" "${specs[@]}" >>"$out/bench.csv"
   header=0
 }
@@ -96,6 +98,7 @@ end=$(date +%s)
 # Rows of bench.csv start with the quoted input "gen:kernels=K,chain=C,seed=S";
 # the awk below takes K, C, S from it and the other columns by name. strat is the
 # scheduler, with "-SOLVER" for the ILP schedulers.
+# shellcheck disable=SC2016 # awk text, expanded by awk
 split_rows='
   NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i }
   NR > 1 {

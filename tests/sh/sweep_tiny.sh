@@ -7,6 +7,8 @@ bin=${NESSIE_BIN:-bin}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 bash experiments/sweep.sh --size=tiny --jobs=2 --out="$tmp" --bin="$bin" 2>"$tmp/log" || { cat "$tmp/log"; exit 1; }
+# bench.csv: four nessie-bench passes, one header line
+[ "$(grep -c '^input,' "$tmp/bench.csv")" = 1 ] || { echo "bench.csv: not exactly one header line"; exit 1; }
 head -n 1 "$tmp/solver-time.csv" | grep -qx 'kernels,chain,seed,strategy,status,solve_seconds,build_seconds,variables,constraints,nodes' \
   || { echo "solver-time.csv header changed"; head -n 1 "$tmp/solver-time.csv"; exit 1; }
 head -n 1 "$tmp/fusion-quality.csv" | grep -qx 'kernels,chain,seed,strategy,kernels_after,arrays_after,objective,ilp,ilp_status,ilp_kernels,ilp_arrays,ilp_objective,objective_ratio' \
@@ -16,16 +18,16 @@ head -n 1 "$tmp/solver-summary.csv" | grep -qx 'invocations,strategy,regions,med
 # The tiny grid (experiments/sweep.sh): chains 2 and 4, seed 1, so two regions per size;
 # sizes 4 and 6 (small band) run every strategy, 8 (big band) all but ilp-mono, 10
 # (huge band) the greedy ones and ilp-decomp; every ILP with GLPK and CBC.
-every="greedy-down greedy-up ilp-glpk ilp-cbc ilp-lazy-glpk ilp-lazy-cbc ilp-decomp-glpk ilp-decomp-cbc"
+every=(greedy-down greedy-up ilp-glpk ilp-cbc ilp-lazy-glpk ilp-lazy-cbc ilp-decomp-glpk ilp-decomp-cbc)
 expect() { # SIZE STRATEGY...: exactly these strategies, two regions each, at SIZE
   local k=$1; shift
   got=$(awk -F, -v k="$k" 'NR > 1 && $1 == k { print $4 }' "$tmp/solver-time.csv" | sort | uniq -c | awk '{ print $2 ":" $1 }' | sort)
   want=$(for s in "$@"; do echo "$s:2"; done | sort)
   [ "$got" = "$want" ] || { echo "solver-time.csv at $k invocations:"; echo "$got"; echo "expected:"; echo "$want"; exit 1; }
 }
-expect 4 $every ilp-mono-glpk ilp-mono-cbc
-expect 6 $every ilp-mono-glpk ilp-mono-cbc
-expect 8 $every
+expect 4 "${every[@]}" ilp-mono-glpk ilp-mono-cbc
+expect 6 "${every[@]}" ilp-mono-glpk ilp-mono-cbc
+expect 8 "${every[@]}"
 expect 10 greedy-down greedy-up ilp-decomp-glpk ilp-decomp-cbc
 rows=$(($(wc -l <"$tmp/solver-time.csv") - 1))
 [ "$rows" = 64 ] || { echo "solver-time.csv has $rows rows, expected 64 (2*12 + 2*12 + 2*10 + 2*4)"; exit 1; }
