@@ -19,7 +19,7 @@ static const char *usage_text =
     "the scheduler's status and time, and ILP statistics.\n"
     "INPUT: a .lcu file, or a generator spec gen:kernels=40,chain=4,seed=7\n"
     "       (keys: nessie-gen --help). .nesl programs join when the front end lowers to λcu.\n"
-    "  --scheduler=S[,S...]   none|greedy-down|greedy-up|ilp|ilp-lazy|ilp-bare|exhaustive\n"
+    "  --scheduler=S[,S...]   strategies (listed below)\n"
     "                         (default ilp; every ilp* runs once per --solver)\n"
     "  --solver=glpk|cbc[,..] ILP solver(s) (default glpk)\n"
     "  --time-limit=SEC       per ILP solve (default 10); on expiry the best feasible\n"
@@ -487,6 +487,7 @@ int main(int argc, char **argv) {
     char *end;
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       fputs(usage_text, stdout);
+      fus_schedulers_help(stdout);
       rc = NZ_EXIT_OK;
       goto done;
     } else if (!strncmp(a, "--scheduler=", 12)) {

@@ -193,6 +193,7 @@ typedef struct {
 } FusScheduler;
 extern const FusScheduler fus_schedulers[]; /* ends with {NULL} */
 const FusScheduler *fus_scheduler_find(const char *name);
+void fus_schedulers_help(FILE *f); /* one line per strategy, for --help */
 /* Runs a scheduler, canonicalises its partition and checks it with the legality
  * checker (an illegal schedule is an internal error). */
 int fus_schedule(const FusGraph *g, const char *name, FusOptions *opt, FusSchedule *out);

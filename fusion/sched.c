@@ -14,10 +14,15 @@ const FusScheduler fus_schedulers[] = {
     {"ilp-mono", fus_sched_ilp_mono, "the reference ILP for the whole region at once (to measure what groups buy)"},
     {"ilp-bare", fus_sched_ilp_bare, "ilp-mono without its implied rows (to measure what they buy)"},
     {"ilp-lazy", fus_sched_ilp_lazy, "same optimum, no ordering variables: transitivity rows, cycle cuts added lazily"},
-    {"ilp-decomp", fus_sched_ilp_decomp, "ilp-lazy solved per component of the may-fuse graph, merged on conflict"},
+    {"ilp-decomp", fus_sched_ilp_decomp, "ilp-lazy per may-fuse component: lazy rows and cuts in the search, conflicts repaired or merged"},
     {"exhaustive", fus_sched_exhaustive, "every legal partition, for regions of at most 12 invocations"},
     {NULL, NULL, NULL},
 };
+
+void fus_schedulers_help(FILE *f) {
+  fputs("schedulers:\n", f);
+  for (const FusScheduler *s = fus_schedulers; s->name; s++) fprintf(f, "  %-12s %s\n", s->name, s->help);
+}
 
 const FusScheduler *fus_scheduler_find(const char *name) {
   for (const FusScheduler *s = fus_schedulers; s->name; s++)

@@ -7,11 +7,12 @@ static void lcu_usage(FILE *f) {
         "       nessie lcu run FILE.lcu [ARG...] [--random-inputs [--seed=S] [--max-len=N]] [FUSION]\n"
         "       nessie lcu fuse FILE.lcu [FUSION]   print the fused program after a per-region report\n"
         "       nessie lcu print FILE.lcu           print the canonical text form\n"
-        "FUSION options: --scheduler=none|greedy-down|greedy-up|ilp|exhaustive (fuse: ilp)\n"
+        "FUSION options: --scheduler=S (fuse: ilp; the strategies are listed below)\n"
         "       --solver=glpk|cbc  --time-limit=SEC  --dot=DIR [--png]  --dump-ilp=FILE.lp\n"
         "ARGs are literals of main's parameter types: 7, 1.5, T, [1, 2], segdes[2, 0],\n"
         "(1, [T, F]); see compiler/lcu/README.md.\n",
         f);
+  fus_schedulers_help(f);
 }
 
 /* Parses and checks FILE; NULL (after printing errors) on failure. */
