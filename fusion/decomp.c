@@ -46,6 +46,39 @@ char *fus_apart(const FusGraph *g) {
   return apart;
 }
 
+void fus_ilp_rep_rows(FusIlp *m, const FusGroup *G, const int *yc, int kbase) {
+  int ng = G->ng, n = G->n;
+  const int *mem = G->mem;
+  for (int b = 0; b < ng; b++) {
+    fus_ilp_row(m, nz_sprintf(m->arena, "rep_%d", mem[b]), 'E', 1);
+    fus_ilp_term(m, kbase + b, 1);
+    for (int a = 0; a < b; a++)
+      if (yc[a * ng + b] >= 0) fus_ilp_term(m, yc[a * ng + b], 1);
+  }
+  char *used = nz_xcalloc((size_t)ng + 1, 1);
+  int *set = nz_xmalloc(sizeof(int) * ((size_t)ng + 1));
+  for (int a = 0; a < ng; a++) {
+    memset(used, 0, (size_t)ng);
+    for (int round = 0;; round++) {
+      int ns = 0;
+      for (int b = a + 1; b < ng; b++) {
+        if (used[b] || yc[a * ng + b] < 0) continue;
+        int ok = 1;
+        for (int e = 0; e < ns && ok; e++) ok = G->apart[mem[set[e]] * n + mem[b]];
+        if (ok) set[ns++] = b;
+      }
+      if (ns == 0) break;
+      for (int e = 0; e < ns; e++) used[set[e]] = 1;
+      if (ns < 2) continue;
+      fus_ilp_row(m, nz_sprintf(m->arena, "rep_indep_%d_%d", mem[a], round), 'L', 0);
+      fus_ilp_term(m, kbase + a, -1);
+      for (int e = 0; e < ns; e++) fus_ilp_term(m, yc[a * ng + set[e]], 1);
+    }
+  }
+  free(used);
+  free(set);
+}
+
 void fus_greedy_best(const FusGraph *g, int *cl) {
   int n = g->ninv;
   int *alt = nz_xcalloc((size_t)(n ? n : 1), sizeof(int));

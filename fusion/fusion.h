@@ -318,6 +318,17 @@ void fus_improve(const FusGraph *g, int *cl, const char *movable, double budget)
  * under "i ⇝ m ⇝ j with m apart from i or j". No legal partition puts an
  * apart pair in one cluster. n*n chars, malloc'ed. */
 char *fus_apart(const FusGraph *g);
+/* Representative rows shared by group models (ILP.md, "Representatives"):
+ * yc[a*ng+b] is the column of "local a represents local b" or -1, k_a is
+ * column kbase + a. rep_MEMBER: k_b + Σ_a y_ab = 1; and for each a its later
+ * partners split greedily into sets of pairwise apart members, with
+ * Σ_{b in set} y_ab <= k_a per set of two or more (rep_indep_MEMBER_ROUND). */
+struct FusGroup;
+void fus_ilp_rep_rows(FusIlp *m, const struct FusGroup *G, const int *yc, int kbase);
+/* ilp.c: the size of a set of pairwise apart invocations among mem[0..ng),
+ * chosen greedily (most apart partners first): a lower bound on the kernels
+ * (row kernels_clique). */
+int fus_apart_clique(const FusGraph *g, const char *apart, const int *mem, int ng);
 /* The better of greedy-down and greedy-up (a legal start and the fallback). */
 void fus_greedy_best(const FusGraph *g, int *cl);
 
@@ -325,7 +336,7 @@ void fus_greedy_best(const FusGraph *g, int *cl);
  * mem[0..ng) in increasing order, lid[i] = local index of i or -1. Every
  * other invocation is a singleton whose kernel, arrays and reads are
  * constants, so a group's model leaves them out. */
-typedef struct {
+typedef struct FusGroup {
   const FusGraph *g;
   int n;
   const char *apart; /* fus_apart */

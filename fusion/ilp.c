@@ -77,7 +77,7 @@ static int fcol(int fbase, int n, int i, int j) {
 /* The size of a set of pairwise-apart invocations among mem[0..ng), found
  * greedily: repeatedly add the one apart from every member so far that is
  * apart from the most others. */
-static int clique(const FusGraph *g, const char *apart, const int *mem, int ng) {
+int fus_apart_clique(const FusGraph *g, const char *apart, const int *mem, int ng) {
   int n = g->ninv, size = 0;
   int *deg = nz_xcalloc((size_t)ng + 1, sizeof(int));
   char *in = nz_xcalloc((size_t)ng + 1, 1);
@@ -123,7 +123,7 @@ static void add_implied(FusIlp *m, const FusGraph *g, int fbase) {
     }
   int *all = nz_xmalloc(sizeof(int) * (size_t)n);
   for (int i = 0; i < n; i++) all[i] = i;
-  int size = clique(g, apart, all, n);
+  int size = fus_apart_clique(g, apart, all, n);
   if (size > 1) {
     fus_ilp_row(m, "kernels_clique", 'G', size);
     for (int j = 0; j < m->ncols; j++)
@@ -510,7 +510,7 @@ FusIlp *fus_ilp_build_group(const FusGroup *G, FusWeights w, int tight) {
     fus_ilp_term(m, k, 1);
     for (int a = 0; a < b; a++) fus_ilp_term(m, fcol(fbase, ng, a, b), -1);
   }
-  int size = clique(g, apart, mem, ng);
+  int size = fus_apart_clique(g, apart, mem, ng);
   if (size > 1) {
     fus_ilp_row(m, "kernels_clique", 'G', size);
     for (int b = 0; b < ng; b++) fus_ilp_term(m, kbase + b, 1);
@@ -543,34 +543,7 @@ FusIlp *fus_ilp_build_group(const FusGroup *G, FusWeights w, int tight) {
         fus_ilp_row(m, nz_sprintf(A, "rep_and_%d_%d", mem[a], mem[b]), 'G', 0); /* y >= k_a - f */
         fus_ilp_term(m, y, 1), fus_ilp_term(m, kbase + a, -1), fus_ilp_term(m, f, 1);
       }
-    for (int b = 0; b < ng; b++) {
-      fus_ilp_row(m, nz_sprintf(A, "rep_%d", mem[b]), 'E', 1);
-      fus_ilp_term(m, kbase + b, 1);
-      for (int a = 0; a < b; a++)
-        if (yc[a * ng + b] >= 0) fus_ilp_term(m, yc[a * ng + b], 1);
-    }
-    char *used = nz_xcalloc((size_t)ng + 1, 1);
-    int *set = nz_xmalloc(sizeof(int) * ((size_t)ng + 1));
-    for (int a = 0; a < ng; a++) {
-      memset(used, 0, (size_t)ng);
-      for (int round = 0;; round++) {
-        int ns = 0;
-        for (int b = a + 1; b < ng; b++) {
-          if (used[b] || yc[a * ng + b] < 0) continue;
-          int ok = 1;
-          for (int e = 0; e < ns && ok; e++) ok = apart[mem[set[e]] * n + mem[b]];
-          if (ok) set[ns++] = b;
-        }
-        if (ns == 0) break;
-        for (int e = 0; e < ns; e++) used[set[e]] = 1;
-        if (ns < 2) continue;
-        fus_ilp_row(m, nz_sprintf(A, "rep_indep_%d_%d", mem[a], round), 'L', 0);
-        fus_ilp_term(m, kbase + a, -1);
-        for (int e = 0; e < ns; e++) fus_ilp_term(m, yc[a * ng + set[e]], 1);
-      }
-    }
-    free(used);
-    free(set);
+    fus_ilp_rep_rows(m, G, yc, kbase);
     free(yc);
   }
   /* Positions are consecutive: the clusters sit at 0..K-1 with K = sum k, so

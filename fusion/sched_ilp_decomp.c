@@ -116,64 +116,16 @@ static FusIlp *build(const FusGroup *G, FusWeights w, void **auxp) {
         fus_ilp_row(m, nz_sprintf(A, "not_first_%d_%d", mem[a], mem[b]), 'L', 1);
         fus_ilp_term(m, kbase + b, 1), fus_ilp_term(m, xab, 1);
       }
-    for (int b = 0; b < ng; b++) {
-      fus_ilp_row(m, nz_sprintf(A, "rep_%d", mem[b]), 'E', 1);
-      fus_ilp_term(m, kbase + b, 1);
-      for (int a = 0; a < b; a++)
-        if (yc[a * ng + b] >= 0) fus_ilp_term(m, yc[a * ng + b], 1);
-    }
-    /* rep_indep: the later fusable partners of a, split greedily into sets of
-     * pairwise apart ones; a represents at most one of each set. */
-    char *used = nz_xcalloc((size_t)ng, 1);
-    int *set = nz_xmalloc(sizeof(int) * (size_t)ng);
-    for (int a = 0; a < ng; a++) {
-      memset(used, 0, (size_t)ng);
-      for (int round = 0;; round++) {
-        int ns = 0;
-        for (int b = a + 1; b < ng; b++) {
-          if (used[b] || yc[a * ng + b] < 0) continue;
-          int ok = 1;
-          for (int e = 0; e < ns && ok; e++) ok = D->xcol[set[e] * ng + b] < 0;
-          if (ok) set[ns++] = b;
-        }
-        if (ns == 0) break;
-        for (int e = 0; e < ns; e++) used[set[e]] = 1;
-        if (ns < 2) continue;
-        fus_ilp_row(m, nz_sprintf(A, "rep_indep_%d_%d", mem[a], round), 'L', 0);
-        fus_ilp_term(m, kbase + a, -1);
-        for (int e = 0; e < ns; e++) fus_ilp_term(m, yc[a * ng + set[e]], 1);
-      }
-    }
-    free(used);
-    free(set);
+    /* rep_j, and rep_indep: the later fusable partners of a, split greedily
+     * into sets of pairwise apart ones; a represents at most one of each. */
+    fus_ilp_rep_rows(m, G, yc, kbase);
     free(yc);
   }
   /* kernels_clique within the group (greedy, most apart partners first). */
-  if (ng > 1) {
-    char *in = nz_xcalloc((size_t)ng, 1);
-    int *deg = nz_xcalloc((size_t)ng, sizeof(int));
-    for (int a = 0; a < ng; a++)
-      for (int b = 0; b < ng; b++) deg[a] += a != b && D->xcol[a * ng + b] < 0;
-    int size = 0;
-    for (;;) {
-      int best = -1;
-      for (int a = 0; a < ng; a++) {
-        if (in[a]) continue;
-        int ok = 1;
-        for (int b = 0; b < ng && ok; b++)
-          if (in[b] && D->xcol[a * ng + b] >= 0) ok = 0;
-        if (ok && (best < 0 || deg[a] > deg[best])) best = a;
-      }
-      if (best < 0) break;
-      in[best] = 1;
-      size++;
-    }
-    if (size > 1) {
-      fus_ilp_row(m, "kernels_clique", 'G', size);
-      for (int b = 0; b < ng; b++) fus_ilp_term(m, kbase + b, 1);
-    }
-    free(in);
-    free(deg);
+  int size = fus_apart_clique(g, G->apart, mem, ng);
+  if (size > 1) {
+    fus_ilp_row(m, "kernels_clique", 'G', size);
+    for (int b = 0; b < ng; b++) fus_ilp_term(m, kbase + b, 1);
   }
   for (int v = 0; v < g->nvar; v++) {
     const FusVar *x = &g->var[v];
