@@ -79,6 +79,24 @@ void fus_ilp_rep_rows(FusIlp *m, const FusGroup *G, const int *yc, int kbase) {
   free(set);
 }
 
+void fus_ilp_read_rows(FusIlp *m, const FusGraph *g, FusWeights w, const int *lid,
+                       int (*xcol)(const void *ctx, int i, int j), const void *ctx) {
+  for (int v = 0; v < g->nvar; v++) {
+    const FusVar *x = &g->var[v];
+    if (!x->is_array) continue;
+    for (int u = 0; u < x->nconsumers; u++) {
+      int i = x->consumers[u];
+      if (lid && lid[i] < 0) continue;
+      int t = fus_ilp_col(m, nz_sprintf(m->arena, "t_%d_%d", i, v), 0, 1, w.traversals, 1, 't', i, v);
+      fus_ilp_row(m, nz_sprintf(m->arena, "read_%d_%d", i, v), 'G', 1);
+      fus_ilp_term(m, t, 1);
+      for (int e = 0; e < u; e++)
+        if (xcol(ctx, x->consumers[e], i) >= 0) fus_ilp_term(m, xcol(ctx, x->consumers[e], i), 1);
+      if (x->producer >= 0 && xcol(ctx, x->producer, i) >= 0) fus_ilp_term(m, xcol(ctx, x->producer, i), 1);
+    }
+  }
+}
+
 void fus_greedy_best(const FusGraph *g, int *cl) {
   int n = g->ninv;
   int *alt = nz_xcalloc((size_t)(n ? n : 1), sizeof(int));
@@ -244,10 +262,7 @@ static int solve_group(const FusGroup *G, const FusGroupModel *gm, FusWeights w,
      * start on trust (GLPK's glp_ios_heur_sol does not check rows). */
     const double *st_or_none = ub >= 0 ? NULL : st;
     FusIlpResult r;
-    if (opt->solver == FUS_CBC)
-      fus_ilp_solve_cbc(m, left, st_or_none, x, &r);
-    else
-      fus_ilp_solve_glpk(m, left, st_or_none, x, &r);
+    fus_ilp_solve(opt->solver, m, left, st_or_none, x, &r);
     free(st);
     if (r.nodes > 0) out->nodes += r.nodes;
     if (getenv("NESSIE_DECOMP_TRACE"))

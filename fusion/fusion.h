@@ -300,6 +300,8 @@ typedef struct {
 /* start (may be NULL) is a feasible solution handed to the solver first. */
 int fus_ilp_solve_glpk(FusIlp *m, double time_limit, const double *start, double *x, FusIlpResult *r);
 int fus_ilp_solve_cbc(const FusIlp *m, double time_limit, const double *start, double *x, FusIlpResult *r);
+/* The one a FusSolver names (ilp_glpk.c). */
+int fus_ilp_solve(FusSolver solver, FusIlp *m, double time_limit, const double *start, double *x, FusIlpResult *r);
 /* Writes the instance in CPLEX LP format (through glp_write_lp). 0 or -1. */
 int fus_ilp_write_lp(const FusIlp *m, const char *path);
 
@@ -325,6 +327,12 @@ char *fus_apart(const FusGraph *g);
  * Σ_{b in set} y_ab <= k_a per set of two or more (rep_indep_MEMBER_ROUND). */
 struct FusGroup;
 void fus_ilp_rep_rows(FusIlp *m, const struct FusGroup *G, const int *yc, int kbase);
+/* The read rows of the x-formulations (ilp-lazy, ilp-decomp; ILP.md,
+ * "Traversals"): for each read of an array by i (a member: lid NULL or
+ * lid[i] >= 0), t_ia >= 1 - Σ x(earlier reader, i) - x(producer, i), with
+ * xcol(ctx, i, j) the column of "i and j fused" or -1. */
+void fus_ilp_read_rows(FusIlp *m, const FusGraph *g, FusWeights w, const int *lid,
+                       int (*xcol)(const void *ctx, int i, int j), const void *ctx);
 /* ilp.c: the size of a set of pairwise apart invocations among mem[0..ng),
  * chosen greedily (most apart partners first): a lower bound on the kernels
  * (row kernels_clique). */

@@ -227,6 +227,11 @@ int fus_ilp_solve_glpk(FusIlp *m, double time_limit, const double *start, double
   return 0;
 }
 
+int fus_ilp_solve(FusSolver solver, FusIlp *m, double time_limit, const double *start, double *x, FusIlpResult *r) {
+  if (solver == FUS_CBC) return fus_ilp_solve_cbc(m, time_limit, start, x, r);
+  return fus_ilp_solve_glpk(m, time_limit, start, x, r);
+}
+
 int fus_ilp_write_lp(const FusIlp *m, const char *path) {
   glp_term_out(GLP_OFF);
   glp_prob *lp = load(m, 1);

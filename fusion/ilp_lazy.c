@@ -23,6 +23,7 @@ typedef struct {
 } Lazy;
 
 static int X(const Lazy *L, int i, int j) { return L->xcol[i * L->n + j]; }
+static int xcol_of(const void *ctx, int i, int j) { return X(ctx, i, j); }
 
 static FusIlp *build(Lazy *L) {
   const FusGraph *g = L->g;
@@ -74,31 +75,15 @@ static FusIlp *build(Lazy *L) {
   }
   /* kernels_clique: a greedy set of pairwise-apart invocations needs as many
    * kernels (the reference's implied row). */
-  {
-    char *in = nz_xcalloc((size_t)(n ? n : 1), 1);
-    int *deg = nz_xcalloc((size_t)(n ? n : 1), sizeof(int));
-    for (int i = 0; i < n; i++)
-      for (int j = 0; j < n; j++) deg[i] += L->apart[i * n + j];
-    int size = 0;
-    for (;;) {
-      int best = -1;
-      for (int i = 0; i < n; i++) {
-        if (in[i]) continue;
-        int ok = 1;
-        for (int j = 0; j < n && ok; j++)
-          if (in[j] && !L->apart[i * n + j]) ok = 0;
-        if (ok && (best < 0 || deg[i] > deg[best])) best = i;
-      }
-      if (best < 0) break;
-      in[best] = 1;
-      size++;
-    }
+  if (n > 1) {
+    int *all = nz_xmalloc(sizeof(int) * (size_t)n);
+    for (int i = 0; i < n; i++) all[i] = i;
+    int size = fus_apart_clique(g, L->apart, all, n);
+    free(all);
     if (size > 1) {
-      fus_ilp_row(m, nz_sprintf(A, "kernels_clique"), 'G', size);
+      fus_ilp_row(m, "kernels_clique", 'G', size);
       for (int j = 0; j < n; j++) fus_ilp_term(m, kbase + j, 1);
     }
-    free(in);
-    free(deg);
   }
   for (int v = 0; v < g->nvar; v++) {
     const FusVar *x = &g->var[v];
@@ -112,19 +97,7 @@ static FusIlp *build(Lazy *L) {
       if (X(L, x->producer, j) >= 0) fus_ilp_term(m, X(L, x->producer, j), 1);
     }
   }
-  for (int v = 0; v < g->nvar; v++) {
-    const FusVar *x = &g->var[v];
-    if (!x->is_array) continue;
-    for (int u = 0; u < x->nconsumers; u++) {
-      int i = x->consumers[u];
-      int t = fus_ilp_col(m, nz_sprintf(A, "t_%d_%d", i, v), 0, 1, w.traversals, 1, 't', i, v);
-      fus_ilp_row(m, nz_sprintf(A, "read_%d_%d", i, v), 'G', 1);
-      fus_ilp_term(m, t, 1);
-      for (int e = 0; e < u; e++)
-        if (X(L, x->consumers[e], i) >= 0) fus_ilp_term(m, X(L, x->consumers[e], i), 1);
-      if (x->producer >= 0 && X(L, x->producer, i) >= 0) fus_ilp_term(m, X(L, x->producer, i), 1);
-    }
-  }
+  fus_ilp_read_rows(m, g, w, NULL, xcol_of, L);
   return m;
 }
 
@@ -191,10 +164,7 @@ int fus_sched_ilp_lazy(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
     double *start = nz_xcalloc((size_t)(m->ncols ? m->ncols : 1), sizeof(double));
     fus_ilp_assign(m, g, greedy, start);
     FusIlpResult r;
-    if (opt->solver == FUS_CBC)
-      fus_ilp_solve_cbc(m, left, start, x, &r);
-    else
-      fus_ilp_solve_glpk(m, left, start, x, &r);
+    fus_ilp_solve(opt->solver, m, left, start, x, &r);
     free(start);
     if (r.nodes > 0) nodes += r.nodes;
     int done = 1;

@@ -62,10 +62,7 @@ static int solve(const FusGraph *g, FusOptions *opt, FusSchedule *out, int impli
   double *start = nz_xcalloc((size_t)(m->ncols ? m->ncols : 1), sizeof(double));
   fus_ilp_assign(m, g, greedy, start);
   FusIlpResult r;
-  if (opt->solver == FUS_CBC)
-    fus_ilp_solve_cbc(m, opt->time_limit, start, x, &r);
-  else
-    fus_ilp_solve_glpk(m, opt->time_limit, start, x, &r);
+  fus_ilp_solve(opt->solver, m, opt->time_limit, start, x, &r);
   out->solve_seconds = now() - t1;
   free(start);
   out->nodes = r.nodes;

@@ -20,6 +20,8 @@ static int X(const Aux *D, int i, int j) {
   return a < 0 || b < 0 || a == b ? -1 : D->xcol[a * D->ng + b];
 }
 
+static int xcol_of(const void *ctx, int i, int j) { return X(ctx, i, j); }
+
 static int find(int *parent, int a) {
   while (parent[a] != a) a = parent[a] = parent[parent[a]];
   return a;
@@ -152,20 +154,7 @@ static FusIlp *build(const FusGroup *G, FusWeights w, void **auxp) {
         if (X(D, j1, j2) >= 0) fus_ilp_term(m, X(D, j1, j2), 1);
       }
   }
-  for (int v = 0; v < g->nvar; v++) {
-    const FusVar *x = &g->var[v];
-    if (!x->is_array) continue;
-    for (int u = 0; u < x->nconsumers; u++) {
-      int i = x->consumers[u];
-      if (G->lid[i] < 0) continue;
-      int t = fus_ilp_col(m, nz_sprintf(A, "t_%d_%d", i, v), 0, 1, w.traversals, 1, 't', i, v);
-      fus_ilp_row(m, nz_sprintf(A, "read_%d_%d", i, v), 'G', 1);
-      fus_ilp_term(m, t, 1);
-      for (int e = 0; e < u; e++)
-        if (X(D, x->consumers[e], i) >= 0) fus_ilp_term(m, X(D, x->consumers[e], i), 1);
-      if (x->producer >= 0 && X(D, x->producer, i) >= 0) fus_ilp_term(m, X(D, x->producer, i), 1);
-    }
-  }
+  fus_ilp_read_rows(m, g, w, G->lid, xcol_of, D);
   return m;
 }
 
