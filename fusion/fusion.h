@@ -210,6 +210,7 @@ int fus_sched_ilp_mono(const FusGraph *g, FusOptions *opt, FusSchedule *out);   
 int fus_sched_ilp_bare(const FusGraph *g, FusOptions *opt, FusSchedule *out);    /* sched_ilp.c */
 int fus_sched_ilp_lazy(const FusGraph *g, FusOptions *opt, FusSchedule *out);    /* ilp_lazy.c */
 int fus_sched_ilp_decomp(const FusGraph *g, FusOptions *opt, FusSchedule *out);  /* sched_ilp_decomp.c */
+int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out);      /* sched_ilp_cg.c */
 int fus_sched_exhaustive(const FusGraph *g, FusOptions *opt, FusSchedule *out);  /* exhaustive.c */
 
 /* -------------------------------------------------------- exhaustive.c */
@@ -302,6 +303,10 @@ int fus_ilp_solve_glpk(FusIlp *m, double time_limit, const double *start, double
 int fus_ilp_solve_cbc(const FusIlp *m, double time_limit, const double *start, double *x, FusIlpResult *r);
 /* The one a FusSolver names (ilp_glpk.c). */
 int fus_ilp_solve(FusSolver solver, FusIlp *m, double time_limit, const double *start, double *x, FusIlpResult *r);
+/* Around a GLPK problem kept alive across solves (ilp-cg): the solves free
+ * GLPK's per-thread environment only while none is held. */
+void fus_glpk_hold(void);
+void fus_glpk_release(void);
 /* Writes the instance in CPLEX LP format (through glp_write_lp). 0 or -1. */
 int fus_ilp_write_lp(const FusIlp *m, const char *path);
 

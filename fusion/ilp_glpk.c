@@ -22,6 +22,14 @@ static void set_row(glp_prob *lp, int i, const FusIlp *m, int r, int *ind, doubl
   glp_set_mat_row(lp, i, nz, ind, val);
 }
 
+/* GLPK problems of this thread alive elsewhere (ilp-cg's master LP): the
+ * environment, which holds them, may be freed only when there are none. */
+static _Thread_local int held;
+void fus_glpk_hold(void) { held++; }
+void fus_glpk_release(void) {
+  if (--held == 0) glp_free_env();
+}
+
 /* with_lazy = 0 leaves the lazy rows out. */
 static glp_prob *load(const FusIlp *m, int with_lazy) {
   glp_prob *lp = glp_create_prob();
@@ -223,7 +231,7 @@ int fus_ilp_solve_glpk(FusIlp *m, double time_limit, const double *start, double
     for (int j = 0; j < m->ncols; j++) x[j] = glp_mip_col_val(lp, j + 1);
   }
   glp_delete_prob(lp);
-  glp_free_env(); /* GLPK keeps an environment per thread; release it so leak checkers stay quiet */
+  if (!held) glp_free_env(); /* GLPK keeps an environment per thread; release it so leak checkers stay quiet */
   return 0;
 }
 
@@ -237,7 +245,7 @@ int fus_ilp_write_lp(const FusIlp *m, const char *path) {
   glp_prob *lp = load(m, 1);
   int ret = glp_write_lp(lp, NULL, path);
   glp_delete_prob(lp);
-  glp_free_env();
+  if (!held) glp_free_env();
   if (ret != 0) {
     nz_error("cannot write the ILP instance to %s", path);
     return -1;

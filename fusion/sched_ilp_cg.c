@@ -1,0 +1,1161 @@
+/* sched_ilp_cg.c — `ilp-cg`: the fusion problem as set partitioning over legal
+ * clusters, solved exactly by branch-and-price (ILP.md, "Set partitioning").
+ * One 0/1 column per legal cluster, priced by a search over convex sets of
+ * pairwise fusable invocations; GLPK solves the master LPs, Ryan–Foster
+ * branching on pairs, acyclicity by cuts on fused pairs. */
+#include "fusion.h"
+
+#include <glpk.h>
+#include <math.h>
+#include <time.h>
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Reduced costs count as negative below -RC_EPS (objective units; the
+ * cheapest term, one traversal, is 1). The node bound stays exact: it is the
+ * Lagrangian bound, which charges every one of at most n clusters RC_EPS. */
+#define RC_EPS 1e-6
+/* Objectives are integers, so a node whose bound exceeds best - 1 cannot
+ * hold a better partition. The bound is computed from the duals directly
+ * (weak duality holds for any duals), so its only error is rounding. */
+#define PRUNE_GAP (1 - 1e-4)
+/* Columns kept per component and pricing round. */
+#define PRICE_KEEP 8
+
+typedef struct {
+  int n;
+  int *mem;       /* increasing */
+  uint64_t *bits; /* W words */
+  double cost;
+  int col; /* GLPK column */
+} Col;
+
+/* A cycle cut: Σ_{pairs} sign * [both in one cluster] <= rhs. Jumps (+1) are
+ * the pairs where the cycle enters and leaves a cluster, crossings (-1) its
+ * edges between clusters (ILP.md: any partition fusing every jump and no
+ * crossing contains the cycle). */
+typedef struct {
+  int np;
+  int *a, *b, *sign;
+  double rhs;
+  int row;
+} Cut;
+
+typedef struct Node {
+  struct Node *parent;
+  int i, j, together; /* the decision taken on the way from parent: on a pair, */
+  int kind;           /* or (kind 1) kernels <= i, (kind 2) kernels >= i */
+  double bound;
+  int depth;
+} Node;
+
+typedef struct {
+  const FusGraph *g;
+  int n, W;
+  const char *apart;
+  FusWeights w;
+  uint64_t *anc; /* row j, bit m: m ⇝ j */
+  int *comp, ncomp;
+  glp_prob *lp;
+  NZ_VEC(Col) cols;
+  NZ_VEC(Cut) cuts;
+  int *hash, hcap; /* open addressing over cols, -1 empty */
+  /* The current node: together-sets ("atoms") and apart decisions. */
+  int *uf;           /* union-find over invocations */
+  char *dapart;      /* n*n: made apart by a decision */
+  int natoms, *aof;  /* atom of each invocation */
+  int *astart, *amem; /* members of atom a: amem[astart[a] .. astart[a+1]) */
+  char *acompat;     /* natoms^2 */
+  double *api;       /* per atom: Σ π of members */
+  /* Duals of the current LP. */
+  double *pi, *pairw, *bonus;
+  int haspw;
+  int klo, khi;   /* the node's bounds on the number of clusters */
+  double rho;     /* the dual of the kernels row, as used */
+  /* Scratch for costs. */
+  int *stamp, gen;
+  /* Best partition. */
+  int *best;
+  double best_obj;
+  int best_from_search;
+  double deadline;
+  int timed_out;
+  long nodes, lps;
+  FusOptions *opt;
+} CG;
+
+#define BIT(B, i) (((B)[(i) >> 6] >> ((i)&63)) & 1)
+#define SETB(B, i) ((B)[(i) >> 6] |= (uint64_t)1 << ((i)&63))
+
+static int out_of_time(CG *C) {
+  if (C->deadline > 0 && now() > C->deadline) C->timed_out = 1;
+  return C->timed_out;
+}
+
+/* ----------------------------------------------------------- cluster costs */
+
+/* Cost terms of the cluster mem[0..k), where `in` says who counts as inside:
+ * the cluster itself (exact cost) or the cluster with every invocation that
+ * may still join it (a lower bound on the cost of any such extension: fewer
+ * outsiders can only mean fewer materialised arrays and reads). */
+static double cluster_cost(CG *C, const int *mem, int k, const uint64_t *in, FusWeights w) {
+  const FusGraph *g = C->g;
+  int arrays = 0, reads = 0;
+  if (++C->gen == 0x7fffffff) {
+    memset(C->stamp, 0, sizeof(int) * (size_t)(g->nvar ? g->nvar : 1));
+    C->gen = 1;
+  }
+  for (int a = 0; a < k; a++) {
+    const FusInv *I = &g->inv[mem[a]];
+    for (int d = 0; d < I->ndefs; d++) {
+      const FusVar *x = &g->var[I->defs[d]];
+      if (!x->is_array) continue;
+      int mat = x->live_out;
+      for (int u = 0; u < x->nconsumers && !mat; u++) mat = !BIT(in, x->consumers[u]);
+      arrays += mat;
+    }
+    for (int u = 0; u < I->nuses; u++) {
+      int v = I->uses[u].var;
+      const FusVar *x = &g->var[v];
+      if (!x->is_array || (x->producer >= 0 && BIT(in, x->producer)) || C->stamp[v] == C->gen) continue;
+      C->stamp[v] = C->gen;
+      reads++;
+    }
+  }
+  return w.kernels + w.arrays * arrays + w.traversals * reads;
+}
+
+/* ------------------------------------------------------------ column pool */
+
+static unsigned hash_bits(const uint64_t *b, int W) {
+  uint64_t h = 1469598103934665603ull;
+  for (int i = 0; i < W; i++) h = (h ^ b[i]) * 1099511628211ull;
+  return (unsigned)(h ^ (h >> 32));
+}
+
+static int find_col(const CG *C, const uint64_t *bits) {
+  for (unsigned h = hash_bits(bits, C->W) & (unsigned)(C->hcap - 1);; h = (h + 1) & (unsigned)(C->hcap - 1)) {
+    int c = C->hash[h];
+    if (c < 0) return -1;
+    if (!memcmp(C->cols.v[c].bits, bits, sizeof(uint64_t) * (size_t)C->W)) return c;
+  }
+}
+
+static void hash_insert(CG *C, int c) {
+  for (unsigned h = hash_bits(C->cols.v[c].bits, C->W) & (unsigned)(C->hcap - 1);;
+       h = (h + 1) & (unsigned)(C->hcap - 1))
+    if (C->hash[h] < 0) {
+      C->hash[h] = c;
+      return;
+    }
+}
+
+static int pair_in(const Col *k, int a, int b) {
+  return BIT(k->bits, a) && BIT(k->bits, b);
+}
+
+static double cut_coef(const Cut *u, const Col *k) {
+  double s = 0;
+  for (int p = 0; p < u->np; p++)
+    if (pair_in(k, u->a[p], u->b[p])) s += u->sign[p];
+  return s;
+}
+
+/* Adds the cluster mem[0..k) (increasing, legal) unless present; returns its index. */
+static int add_col(CG *C, const int *mem, int k) {
+  uint64_t *bits = nz_xcalloc((size_t)C->W, sizeof(uint64_t));
+  for (int a = 0; a < k; a++) SETB(bits, mem[a]);
+  int have = find_col(C, bits);
+  if (have >= 0) {
+    free(bits);
+    return have;
+  }
+  Col col = {k, nz_xmalloc(sizeof(int) * (size_t)k), bits, 0, 0};
+  memcpy(col.mem, mem, sizeof(int) * (size_t)k);
+  col.cost = cluster_cost(C, mem, k, bits, C->w);
+  col.col = glp_add_cols(C->lp, 1);
+  int nz = 0;
+  int *ind = nz_xmalloc(sizeof(int) * ((size_t)k + (size_t)C->cuts.n + 2));
+  double *val = nz_xmalloc(sizeof(double) * ((size_t)k + (size_t)C->cuts.n + 2));
+  for (int a = 0; a < k; a++) ind[++nz] = mem[a] + 1, val[nz] = 1;
+  ind[++nz] = C->n + 1, val[nz] = 1; /* the kernels row */
+  for (int u = 0; u < C->cuts.n; u++) {
+    double s = cut_coef(&C->cuts.v[u], &col);
+    if (s != 0) ind[++nz] = C->cuts.v[u].row, val[nz] = s;
+  }
+  glp_set_mat_col(C->lp, col.col, nz, ind, val);
+  glp_set_obj_coef(C->lp, col.col, col.cost);
+  glp_set_col_bnds(C->lp, col.col, GLP_LO, 0, 0);
+  free(ind);
+  free(val);
+  nz_vec_push(C->cols, col);
+  int c = C->cols.n - 1;
+  if (C->cols.n * 2 > C->hcap) {
+    free(C->hash);
+    C->hcap *= 2;
+    C->hash = nz_xmalloc(sizeof(int) * (size_t)C->hcap);
+    for (int h = 0; h < C->hcap; h++) C->hash[h] = -1;
+    for (int e = 0; e < C->cols.n; e++) hash_insert(C, e);
+  } else {
+    hash_insert(C, c);
+  }
+  return c;
+}
+
+/* Every cluster of a legal partition cl (canonical) into the pool. */
+static void add_partition(CG *C, const int *cl) {
+  int n = C->n, k = 0;
+  for (int i = 0; i < n; i++)
+    if (cl[i] + 1 > k) k = cl[i] + 1;
+  int *mem = nz_xmalloc(sizeof(int) * (size_t)n);
+  for (int c = 0; c < k; c++) {
+    int m = 0;
+    for (int i = 0; i < n; i++)
+      if (cl[i] == c) mem[m++] = i;
+    add_col(C, mem, m);
+  }
+  free(mem);
+}
+
+/* --------------------------------------------------------------- nodes */
+
+static int uf_find(int *p, int a) {
+  while (p[a] != a) a = p[a] = p[p[a]];
+  return a;
+}
+
+/* Sets up the node's decisions: atoms, apart pairs, column bounds. Returns 0
+ * if a together-set holds an apart pair (the node is infeasible). */
+static int enter_node(CG *C, const Node *v) {
+  int n = C->n;
+  for (int i = 0; i < n; i++) C->uf[i] = i;
+  memset(C->dapart, 0, (size_t)n * (size_t)n);
+  C->klo = 0, C->khi = n;
+  for (const Node *u = v; u && u->parent; u = u->parent) {
+    if (u->kind == 1) {
+      if (u->i < C->khi) C->khi = u->i;
+    } else if (u->kind == 2) {
+      if (u->i > C->klo) C->klo = u->i;
+    } else if (u->together)
+      C->uf[uf_find(C->uf, u->i)] = uf_find(C->uf, u->j);
+    else
+      C->dapart[u->i * n + u->j] = C->dapart[u->j * n + u->i] = 1;
+  }
+  glp_set_row_bnds(C->lp, n + 1, C->klo == C->khi ? GLP_FX : GLP_DB, C->klo, C->khi);
+  if (C->klo > C->khi) return 0;
+  /* Atoms numbered by their smallest member. */
+  int na = 0;
+  int *id = nz_xmalloc(sizeof(int) * (size_t)n);
+  for (int i = 0; i < n; i++) id[i] = -1;
+  for (int i = 0; i < n; i++) {
+    int r = uf_find(C->uf, i);
+    if (id[r] < 0) id[r] = na++;
+    C->aof[i] = id[r];
+  }
+  free(id);
+  C->natoms = na;
+  memset(C->astart, 0, sizeof(int) * ((size_t)n + 1));
+  for (int i = 0; i < n; i++) C->astart[C->aof[i] + 1]++;
+  for (int a = 0; a < na; a++) C->astart[a + 1] += C->astart[a];
+  int *fill = nz_xmalloc(sizeof(int) * ((size_t)n + 1));
+  memcpy(fill, C->astart, sizeof(int) * ((size_t)n + 1));
+  for (int i = 0; i < n; i++) C->amem[fill[C->aof[i]]++] = i;
+  free(fill);
+  int ok = 1;
+  memset(C->acompat, 1, (size_t)na * (size_t)na);
+  for (int i = 0; i < n; i++)
+    for (int j = i + 1; j < n; j++) {
+      if (!C->apart[i * n + j] && !C->dapart[i * n + j]) continue;
+      int a = C->aof[i], b = C->aof[j];
+      if (a == b) ok = 0;
+      C->acompat[a * na + b] = C->acompat[b * na + a] = 0;
+    }
+  /* Columns that break a decision are fixed at zero. */
+  for (int c = 0; c < C->cols.n; c++) {
+    const Col *k = &C->cols.v[c];
+    int allowed = 1;
+    for (int p = 0; p < k->n && allowed; p++) {
+      int i = k->mem[p];
+      for (int q = p + 1; q < k->n && allowed; q++) allowed = !C->dapart[i * n + k->mem[q]];
+      /* A together-set lies wholly inside or wholly outside. */
+      int a = C->aof[i];
+      for (int e = C->astart[a]; e < C->astart[a + 1] && allowed; e++) allowed = BIT(k->bits, C->amem[e]);
+    }
+    glp_set_col_bnds(C->lp, k->col, allowed ? GLP_LO : GLP_FX, 0, 0);
+  }
+  return ok;
+}
+
+/* -------------------------------------------------------------- pricing */
+
+typedef struct {
+  CG *C;
+  FusWeights w; /* the columns' costs (zero in phase one) */
+  int comp;
+  /* Per depth: the cluster's members, descendants and ancestors. */
+  int *mem, nmem;
+  uint64_t *desc, *anc, *in, *reach; /* (n+1) x W each, by depth; reach = in ∪ candidates */
+  double found_rc[PRICE_KEEP];
+  int *found[PRICE_KEEP], nfound_mem[PRICE_KEEP], nfound;
+  double dup_min; /* the most negative reduced cost among columns already in the pool */
+  long work, limit; /* DFS nodes so far and allowed (0: no limit) */
+  int *ccount, *cstamp, cgen; /* readers among the candidates, per variable */
+  int complete; /* searched to the end */
+} Pricer;
+
+static double gains(Pricer *P, const int *cand, int nc, const uint64_t *reach);
+
+/* Value (minus the reduced cost) bound for the subtree and the exact value:
+ * see price_dfs. */
+static double pair_delta(const Pricer *P, int a, int depth_members) {
+  const CG *C = P->C;
+  if (!C->haspw) return 0;
+  double s = 0;
+  int n = C->n;
+  for (int e = C->astart[a]; e < C->astart[a + 1]; e++) {
+    int v = C->amem[e];
+    for (int u = 0; u < depth_members; u++) s += C->pairw[P->mem[u] * n + v];
+    for (int f = C->astart[a]; f < e; f++) s += C->pairw[C->amem[f] * n + v];
+  }
+  return s;
+}
+
+static void keep(Pricer *P, double rc) {
+  CG *C = P->C;
+  /* Already in the pool: a column the LP priced at >= 0 within its own
+   * tolerance. Not added again; its reduced cost still counts for the bound. */
+  uint64_t *bits = P->in + (size_t)P->nmem * (size_t)C->W; /* the current set */
+  if (find_col(C, bits) >= 0) {
+    if (rc < P->dup_min) P->dup_min = rc;
+    return;
+  }
+  int slot = P->nfound;
+  if (P->nfound == PRICE_KEEP) {
+    slot = 0;
+    for (int s = 1; s < PRICE_KEEP; s++)
+      if (P->found_rc[s] > P->found_rc[slot]) slot = s;
+    if (P->found_rc[slot] <= rc) return;
+  } else {
+    P->nfound++;
+  }
+  P->found_rc[slot] = rc;
+  P->nfound_mem[slot] = P->nmem;
+  memcpy(P->found[slot], P->mem, sizeof(int) * (size_t)P->nmem);
+}
+
+/* Depth-first over sets of atoms chosen in candidate order (each set once).
+ * The current set has nmem members, Σπ = pis and pair weights pw. cand holds
+ * the atoms that may still join (later in the order, compatible with all). */
+static void price_dfs(Pricer *P, int *cand, int nc, double pis, double pw) {
+  CG *C = P->C;
+  int W = C->W, n = C->n;
+  if ((++P->work & 1023) == 0 && out_of_time(C)) {
+    P->complete = 0;
+    return;
+  }
+  if (P->nfound == PRICE_KEEP && P->work > 20000) return; /* enough for one round */
+  if (P->limit && P->work > P->limit) {
+    P->complete = 0;
+    return;
+  }
+  int *next = nz_xmalloc(sizeof(int) * (size_t)(nc ? nc : 1));
+  int base = P->nmem;
+  const uint64_t *din = P->desc + (size_t)base * W, *ain = P->anc + (size_t)base * W, *iin = P->in + (size_t)base * W;
+  for (int c = 0; c < nc && !C->timed_out; c++) {
+    int a = cand[c];
+    /* The set plus atom a, one level down. */
+    int depth = base + (C->astart[a + 1] - C->astart[a]);
+    uint64_t *d = P->desc + (size_t)depth * W, *an = P->anc + (size_t)depth * W, *in = P->in + (size_t)depth * W,
+             *reach = P->reach + (size_t)depth * W;
+    memcpy(d, din, sizeof(uint64_t) * (size_t)W);
+    memcpy(an, ain, sizeof(uint64_t) * (size_t)W);
+    memcpy(in, iin, sizeof(uint64_t) * (size_t)W);
+    double dpw = pair_delta(P, a, base);
+    for (int e = C->astart[a]; e < C->astart[a + 1]; e++) {
+      int v = C->amem[e];
+      P->mem[P->nmem++] = v;
+      SETB(in, v);
+      const uint64_t *pr = C->g->path + (size_t)v * W, *ar = C->anc + (size_t)v * W;
+      for (int x = 0; x < W; x++) d[x] |= pr[x], an[x] |= ar[x];
+    }
+    double pis2 = pis + C->api[a], pw2 = pw + dpw;
+    int nn = 0;
+    memcpy(reach, in, sizeof(uint64_t) * (size_t)W);
+    for (int e = c + 1; e < nc; e++) {
+      int b = cand[e];
+      if (!C->acompat[a * C->natoms + b]) continue;
+      next[nn++] = b;
+      for (int f = C->astart[b]; f < C->astart[b + 1]; f++) SETB(reach, C->amem[f]);
+    }
+    /* Invocations on a path between members must join; if one cannot, no
+     * extension of this set is convex. */
+    int convex = 1, hopeless = 0;
+    for (int x = 0; x < W; x++) {
+      uint64_t mid = d[x] & an[x] & ~in[x];
+      if (mid) convex = 0;
+      if (mid & ~reach[x]) hopeless = 1;
+    }
+    if (!hopeless) {
+      double lb = cluster_cost(C, P->mem, P->nmem, reach, P->w);
+      double bound = pis2 - pw2 + gains(P, next, nn, reach) - lb;
+      if (convex) {
+        double rc = cluster_cost(C, P->mem, P->nmem, in, P->w) - pis2 + pw2;
+        if (rc < -RC_EPS) keep(P, rc);
+      }
+      if (nn > 0 && bound > RC_EPS) price_dfs(P, next, nn, pis2, pw2);
+    }
+    P->nmem = base;
+    (void)n;
+  }
+  free(next);
+}
+
+/* Σ over the candidates of the most each may add to the value, if positive:
+ * its duals and pair bonuses, less what it must cost whatever else joins —
+ * arrays it materialises (live out, or read outside `reach`) and the reads
+ * of arrays produced outside `reach` that neither the set (stamped by
+ * cluster_cost's last call on it) nor any other candidate reads. Those costs
+ * are disjoint across candidates, so the sum bounds every extension. */
+static double gains(Pricer *P, const int *cand, int nc, const uint64_t *reach) {
+  CG *C = P->C;
+  const FusGraph *g = C->g;
+  int sgen = C->gen; /* the set's reads, from the cluster_cost call before */
+  if (++P->cgen == 0x7fffffff) {
+    memset(P->ccount, 0, sizeof(int) * (size_t)(g->nvar ? g->nvar : 1));
+    memset(P->cstamp, 0, sizeof(int) * (size_t)(g->nvar ? g->nvar : 1));
+    P->cgen = 1;
+  }
+  for (int e = 0; e < nc; e++)
+    for (int f = C->astart[cand[e]]; f < C->astart[cand[e] + 1]; f++) {
+      const FusInv *I = &g->inv[C->amem[f]];
+      for (int u = 0; u < I->nuses; u++) {
+        int x = I->uses[u].var;
+        if (P->cstamp[x] != P->cgen) P->cstamp[x] = P->cgen, P->ccount[x] = 0;
+        P->ccount[x]++;
+      }
+    }
+  double total = 0;
+  for (int e = 0; e < nc; e++) {
+    int b = cand[e];
+    double gain = C->api[b];
+    for (int f = C->astart[b]; f < C->astart[b + 1]; f++) {
+      int v = C->amem[f];
+      const FusInv *I = &g->inv[v];
+      gain += C->bonus[v];
+      for (int d = 0; d < I->ndefs; d++) {
+        const FusVar *x = &g->var[I->defs[d]];
+        if (!x->is_array) continue;
+        int mat = x->live_out;
+        for (int u = 0; u < x->nconsumers && !mat; u++) mat = !BIT(reach, x->consumers[u]);
+        if (mat) gain -= P->w.arrays;
+      }
+      for (int u = 0; u < I->nuses; u++) {
+        int xv = I->uses[u].var;
+        const FusVar *x = &g->var[xv];
+        if (!x->is_array || (x->producer >= 0 && BIT(reach, x->producer))) continue;
+        if (C->stamp[xv] == sgen || P->ccount[xv] != 1) continue;
+        gain -= P->w.traversals;
+      }
+    }
+    if (gain > 0) total += gain;
+  }
+  return total;
+}
+
+static int by_api_desc(const void *x, const void *y, void *ctx) {
+  const double *api = ctx;
+  double a = api[*(const int *)x], b = api[*(const int *)y];
+  return a > b ? -1 : a < b ? 1 : *(const int *)x - *(const int *)y;
+}
+
+/* Prices every component; adds the columns found. Returns how many were
+ * added, and in *lagr_min the least reduced cost over every legal column
+ * allowed here when the search was complete (else 1: unknown). */
+static int price(CG *C, FusWeights w, long limit, double *minrc, int *complete) {
+  int n = C->n, W = C->W, added = 0;
+  *minrc = 0;
+  *complete = 1;
+  Pricer P = {0};
+  P.C = C;
+  P.w = w;
+  P.w.kernels -= C->rho; /* every column is in the kernels row */
+  P.limit = limit;
+  P.ccount = nz_xcalloc((size_t)(C->g->nvar ? C->g->nvar : 1), sizeof(int));
+  P.cstamp = nz_xcalloc((size_t)(C->g->nvar ? C->g->nvar : 1), sizeof(int));
+  P.mem = nz_xmalloc(sizeof(int) * ((size_t)n + 1));
+  size_t words = ((size_t)n + 1) * (size_t)W;
+  P.desc = nz_xcalloc(words, sizeof(uint64_t));
+  P.anc = nz_xcalloc(words, sizeof(uint64_t));
+  P.in = nz_xcalloc(words, sizeof(uint64_t));
+  P.reach = nz_xcalloc(words, sizeof(uint64_t));
+  for (int s = 0; s < PRICE_KEEP; s++) P.found[s] = nz_xmalloc(sizeof(int) * ((size_t)n + 1));
+  int *cand = nz_xmalloc(sizeof(int) * ((size_t)n + 1));
+  for (int comp = 0; comp < C->ncomp && !C->timed_out; comp++) {
+    int nc = 0;
+    for (int a = 0; a < C->natoms; a++)
+      if (C->comp[C->amem[C->astart[a]]] == comp) cand[nc++] = a;
+    qsort_r(cand, (size_t)nc, sizeof(int), by_api_desc, C->api);
+    P.nfound = 0;
+    P.work = 0;
+    P.dup_min = 0;
+    P.complete = 1;
+    P.nmem = 0;
+    double tp = now();
+    price_dfs(&P, cand, nc, 0, 0);
+    if (getenv("NESSIE_CG_TRACE") && now() - tp > 0.05)
+      fprintf(stderr, "ilp-cg: price comp %d (%d atoms): %ld dfs nodes, %d found, %.3f s%s\n", comp, nc, P.work, P.nfound,
+              now() - tp, P.complete ? "" : " (stopped)");
+    int exhausted = P.complete && !(P.nfound == PRICE_KEEP && P.work > 20000);
+    if (!exhausted) *complete = 0;
+    if (P.dup_min < *minrc) *minrc = P.dup_min;
+    for (int s = 0; s < P.nfound; s++) {
+      if (P.found_rc[s] < *minrc) *minrc = P.found_rc[s];
+      /* Members in increasing order for the pool. */
+      int k = P.nfound_mem[s];
+      int *m = P.found[s];
+      for (int x = 1; x < k; x++)
+        for (int y = x; y > 0 && m[y - 1] > m[y]; y--) {
+          int t = m[y];
+          m[y] = m[y - 1];
+          m[y - 1] = t;
+        }
+      int before = C->cols.n;
+      add_col(C, m, k);
+      added += C->cols.n > before;
+    }
+  }
+  if (C->timed_out) *complete = 0;
+  for (int s = 0; s < PRICE_KEEP; s++) free(P.found[s]);
+  free(P.mem);
+  free(P.desc);
+  free(P.anc);
+  free(P.in);
+  free(P.reach);
+  free(P.ccount);
+  free(P.cstamp);
+  free(cand);
+  return added;
+}
+
+/* Reads the duals: π per row, pair weights from the cut rows (clamped to the
+ * sign an optimal dual has, which keeps the Lagrangian bound valid). Returns
+ * Σπ + Σ y·rhs, the bound's dual part. */
+static double read_duals(CG *C) {
+  int n = C->n;
+  double dual = 0;
+  for (int i = 0; i < n; i++) {
+    C->pi[i] = glp_get_row_dual(C->lp, i + 1);
+    dual += C->pi[i];
+  }
+  /* klo <= Σλ <= khi: a positive dual pairs with klo, a negative with khi. */
+  C->rho = glp_get_row_dual(C->lp, n + 1);
+  dual += C->rho * (C->rho > 0 ? C->klo : C->khi);
+  if (C->haspw) memset(C->pairw, 0, sizeof(double) * (size_t)n * (size_t)n);
+  memset(C->bonus, 0, sizeof(double) * (size_t)n);
+  C->haspw = 0;
+  for (int u = 0; u < C->cuts.n; u++) {
+    const Cut *k = &C->cuts.v[u];
+    double y = glp_get_row_dual(C->lp, k->row);
+    if (y >= 0) continue; /* a <= row: its dual is <= 0 */
+    dual += y * k->rhs;
+    C->haspw = 1;
+    for (int p = 0; p < k->np; p++) {
+      double v = -y * k->sign[p];
+      C->pairw[k->a[p] * n + k->b[p]] += v;
+      C->pairw[k->b[p] * n + k->a[p]] += v;
+    }
+  }
+  if (C->haspw)
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < n; j++)
+        if (C->pairw[i * n + j] < 0) C->bonus[j] -= C->pairw[i * n + j];
+  for (int a = 0; a < C->natoms; a++) {
+    double s = 0;
+    for (int e = C->astart[a]; e < C->astart[a + 1]; e++) s += C->pi[C->amem[e]];
+    C->api[a] = s;
+  }
+  return dual;
+}
+
+/* ----------------------------------------------------------- master LP */
+
+static int solve_lp(CG *C, int dual) {
+  glp_smcp sp;
+  glp_init_smcp(&sp);
+  sp.msg_lev = GLP_MSG_OFF;
+  sp.meth = dual ? GLP_DUALP : GLP_PRIMAL;
+  if (C->deadline > 0) {
+    double left = C->deadline - now();
+    if (left <= 0) {
+      C->timed_out = 1;
+      return -1;
+    }
+    sp.tm_lim = (int)(left * 1000) + 1;
+  }
+  C->lps++;
+  int ret = glp_simplex(C->lp, &sp);
+  if (ret == GLP_EBADB || ret == GLP_ESING || ret == GLP_ECOND) {
+    glp_adv_basis(C->lp, 0);
+    ret = glp_simplex(C->lp, &sp);
+  }
+  if (ret == GLP_ETMLIM) C->timed_out = 1;
+  return ret == 0 ? 0 : -1;
+}
+
+/* Phase one for a node whose columns cannot cover every invocation: the
+ * artificial columns (one per row) are minimised, and columns priced at zero
+ * cost, until they leave or no column helps. Returns 1 if the node's LP is
+ * feasible (artificials out, costs restored), 0 if not, -1 on time out. */
+static int phase_one(CG *C) {
+  int n = C->n, res = -1;
+  for (int c = 0; c < C->cols.n; c++) glp_set_obj_coef(C->lp, C->cols.v[c].col, 0);
+  for (int i = 0; i < n; i++) {
+    glp_set_obj_coef(C->lp, i + 1, 1);
+    glp_set_col_bnds(C->lp, i + 1, GLP_LO, 0, 0);
+  }
+  FusWeights zero = {0, 0, 0};
+  int first_new = C->cols.n;
+  for (;;) {
+    if (solve_lp(C, 0) != 0) break;
+    if (glp_get_obj_val(C->lp) < 1e-9) {
+      res = 1;
+      break;
+    }
+    read_duals(C);
+    double minrc;
+    int complete;
+    int before = C->cols.n;
+    if (price(C, zero, 2000, &minrc, &complete) == 0 && price(C, zero, 0, &minrc, &complete) == 0) {
+      res = complete ? 0 : -1;
+      break;
+    }
+    for (int c = before; c < C->cols.n; c++) glp_set_obj_coef(C->lp, C->cols.v[c].col, 0);
+  }
+  (void)first_new;
+  for (int c = 0; c < C->cols.n; c++) glp_set_obj_coef(C->lp, C->cols.v[c].col, C->cols.v[c].cost);
+  for (int i = 0; i < n; i++) {
+    glp_set_obj_coef(C->lp, i + 1, 0);
+    glp_set_col_bnds(C->lp, i + 1, GLP_FX, 0, 0);
+  }
+  return res;
+}
+
+/* Column generation at the current node until no column prices out. Returns
+ * 1 with *bound the node's (Lagrangian) LP bound, 0 if infeasible, -1 on time
+ * out. */
+static int column_generation(CG *C, int after_rows, double *bound) {
+  int dual = after_rows;
+  for (;;) {
+    if (out_of_time(C)) return -1;
+    if (solve_lp(C, dual) != 0) return -1;
+    dual = 0;
+    int st = glp_get_status(C->lp);
+    if (st == GLP_NOFEAS || st == GLP_INFEAS || st == GLP_UNDEF) {
+      int f = phase_one(C);
+      if (f <= 0) return f;
+      continue;
+    }
+    if (st != GLP_OPT) return -1;
+    double dualpart = read_duals(C), minrc;
+    int complete;
+    /* A cheap search of every component first; the complete one, which the
+     * bound needs, only when that finds nothing. */
+    if (price(C, C->w, 2000, &minrc, &complete) > 0) continue;
+    if (price(C, C->w, 0, &minrc, &complete) > 0) continue;
+    if (!complete) return -1;
+    /* Lagrangian bound: every legal column's reduced cost is >= minrc and
+     * at most n columns are chosen. */
+    *bound = dualpart + (double)C->n * (minrc < -RC_EPS ? minrc : -RC_EPS);
+    return 1;
+  }
+}
+
+/* --------------------------------------------------------- solutions */
+
+static double part_obj(const CG *C, const int *cl) {
+  FusCost c;
+  fus_cost(C->g, cl, &c);
+  return c.objective;
+}
+
+static void offer(CG *C, int *cl, int from_search) {
+  fus_partition_canon(C->n, cl);
+  if (!fus_legal(C->g, cl, NULL)) return;
+  add_partition(C, cl);
+  double o = part_obj(C, cl);
+  if (o < C->best_obj) {
+    C->best_obj = o;
+    memcpy(C->best, cl, sizeof(int) * (size_t)C->n);
+    C->best_from_search |= from_search;
+  }
+}
+
+/* The LP solution as a partition, if it is integral. */
+static int integral(CG *C, int *cl) {
+  int n = C->n;
+  for (int i = 0; i < n; i++) cl[i] = -1;
+  int k = 0;
+  for (int c = 0; c < C->cols.n; c++) {
+    double x = glp_get_col_prim(C->lp, C->cols.v[c].col);
+    if (x < 1e-6) continue;
+    if (x < 1 - 1e-6) return 0;
+    for (int p = 0; p < C->cols.v[c].n; p++) cl[C->cols.v[c].mem[p]] = k;
+    k++;
+  }
+  for (int i = 0; i < n; i++)
+    if (cl[i] < 0) return 0;
+  return 1;
+}
+
+/* Puts the cut u (pairs, signs, rhs filled) into the LP and the cut list. */
+static void add_cut(CG *C, Cut *u) {
+  u->row = glp_add_rows(C->lp, 1);
+  glp_set_row_bnds(C->lp, u->row, GLP_UP, 0, u->rhs);
+  NZ_VEC(int) ind = {0};
+  NZ_VEC(double) val = {0};
+  nz_vec_push(ind, 0);
+  nz_vec_push(val, 0);
+  for (int c = 0; c < C->cols.n; c++) {
+    double s = cut_coef(u, &C->cols.v[c]);
+    if (s == 0) continue;
+    nz_vec_push(ind, C->cols.v[c].col);
+    nz_vec_push(val, s);
+  }
+  glp_set_mat_row(C->lp, u->row, ind.n - 1, ind.v, val.v);
+  nz_vec_free(ind);
+  nz_vec_free(val);
+  nz_vec_push(C->cuts, *u);
+}
+
+/* Pair values f(i,j) = Σ λ of the columns holding both (n*n, upper half). */
+static double *pair_values(CG *C) {
+  int n = C->n;
+  double *f = nz_xcalloc((size_t)n * (size_t)n, sizeof(double));
+  for (int c = 0; c < C->cols.n; c++) {
+    double x = glp_get_col_prim(C->lp, C->cols.v[c].col);
+    if (x < 1e-9) continue;
+    const Col *k = &C->cols.v[c];
+    for (int p = 0; p < k->n; p++)
+      for (int q = p + 1; q < k->n; q++) f[k->mem[p] * n + k->mem[q]] += x;
+  }
+  return f;
+}
+
+/* Two-cluster cycle rows (ILP.md, "Set partitioning"): for disjoint pairs
+ * {i,j} and {k,l} with i ⇝ k and l ⇝ j, a partition fusing both pairs into
+ * two different clusters X ∋ i,j and Y ∋ k,l has the closed walk X ⇝ Y ⇝ X,
+ * hence a cycle; so f(i,j) + f(k,l) <= 1 + f(e) for any e of {i,k}, {i,l},
+ * {j,k}, {j,l} (one cluster holding all four fuses each). Separated at the
+ * LP solution; adds at most max_cuts of the most violated, returns how many. */
+static int separate_two_cycles(CG *C, int max_cuts) {
+  int n = C->n;
+  double *f = pair_values(C);
+#define F(a, b) ((a) < (b) ? f[(a)*n + (b)] : f[(b)*n + (a)])
+  NZ_VEC(int) sp = {0};
+  for (int i = 0; i < n; i++)
+    for (int j = i + 1; j < n; j++)
+      if (f[i * n + j] > 1e-6) nz_vec_push(sp, i * n + j);
+  typedef struct {
+    double viol;
+    int i, j, k, l, ea, eb;
+  } Found;
+  NZ_VEC(Found) found = {0};
+  for (int p = 0; p < sp.n; p++) {
+    int i = sp.v[p] / n, j = sp.v[p] % n;
+    for (int q = p + 1; q < sp.n; q++) {
+      int k = sp.v[q] / n, l = sp.v[q] % n;
+      if (k == i || k == j || l == i || l == j) continue;
+      double base = f[i * n + j] + f[k * n + l];
+      if (base <= 1 + 1e-6) continue;
+      int walk = (fus_path(C->g, i, k) && fus_path(C->g, l, j)) || (fus_path(C->g, i, l) && fus_path(C->g, k, j)) ||
+                 (fus_path(C->g, j, k) && fus_path(C->g, l, i)) || (fus_path(C->g, j, l) && fus_path(C->g, k, i));
+      if (!walk) continue;
+      int es[4][2] = {{i, k}, {i, l}, {j, k}, {j, l}}, e = 0;
+      for (int t = 1; t < 4; t++)
+        if (F(es[t][0], es[t][1]) < F(es[e][0], es[e][1])) e = t;
+      double viol = base - 1 - F(es[e][0], es[e][1]);
+      if (viol > 1e-6) {
+        Found x = {viol, i, j, k, l, es[e][0], es[e][1]};
+        nz_vec_push(found, x);
+      }
+    }
+  }
+#undef F
+  /* The most violated first. */
+  for (int a = 1; a < found.n; a++)
+    for (int b = a; b > 0 && found.v[b - 1].viol < found.v[b].viol; b--) {
+      Found t = found.v[b];
+      found.v[b] = found.v[b - 1];
+      found.v[b - 1] = t;
+    }
+  int added = 0;
+  for (int a = 0; a < found.n && added < max_cuts; a++) {
+    Cut u = {0};
+    u.np = 3;
+    u.a = nz_xmalloc(sizeof(int) * 3);
+    u.b = nz_xmalloc(sizeof(int) * 3);
+    u.sign = nz_xmalloc(sizeof(int) * 3);
+    u.a[0] = found.v[a].i, u.b[0] = found.v[a].j, u.sign[0] = 1;
+    u.a[1] = found.v[a].k, u.b[1] = found.v[a].l, u.sign[1] = 1;
+    u.a[2] = found.v[a].ea, u.b[2] = found.v[a].eb, u.sign[2] = -1;
+    u.rhs = 1;
+    add_cut(C, &u);
+    added++;
+  }
+  nz_vec_free(found);
+  nz_vec_free(sp);
+  free(f);
+  return added;
+}
+
+/* A cycle cut for a partition whose contracted graph has a cycle; 0 if none. */
+static int add_cycle_cut(CG *C, const int *cl) {
+  int n = C->n;
+  int *cin = nz_xmalloc(sizeof(int) * ((size_t)n + 1)), *cout = nz_xmalloc(sizeof(int) * ((size_t)n + 1));
+  int len = fus_contracted_cycle(C->g, cl, cin, cout);
+  if (len > 0) {
+    Cut u = {0};
+    u.a = nz_xmalloc(sizeof(int) * (size_t)len * 2);
+    u.b = nz_xmalloc(sizeof(int) * (size_t)len * 2);
+    u.sign = nz_xmalloc(sizeof(int) * (size_t)len * 2);
+    int jumps = 0;
+    for (int e = 0; e < len; e++) {
+      if (cin[e] != cout[e]) u.a[u.np] = cin[e], u.b[u.np] = cout[e], u.sign[u.np++] = 1, jumps++;
+      u.a[u.np] = cout[e], u.b[u.np] = cin[(e + 1) % len], u.sign[u.np++] = -1;
+    }
+    if (jumps == 0) nz_die("ilp-cg: a cycle of single invocations");
+    u.rhs = jumps - 1;
+    add_cut(C, &u);
+  }
+  free(cin);
+  free(cout);
+  return len > 0;
+}
+
+/* Rounding: the columns the LP uses most, disjoint, the rest alone, then the
+ * local search; offered if legal. */
+static void round_lp(CG *C) {
+  int n = C->n;
+  int *cl = nz_xmalloc(sizeof(int) * (size_t)n);
+  for (int i = 0; i < n; i++) cl[i] = -1;
+  NZ_VEC(int) order = {0};
+  double *x = nz_xmalloc(sizeof(double) * (size_t)(C->cols.n + 1));
+  for (int c = 0; c < C->cols.n; c++) {
+    x[c] = glp_get_col_prim(C->lp, C->cols.v[c].col);
+    if (x[c] > 1e-6) nz_vec_push(order, c);
+  }
+  for (int a = 1; a < order.n; a++)
+    for (int b = a; b > 0 && x[order.v[b - 1]] < x[order.v[b]]; b--) {
+      int t = order.v[b];
+      order.v[b] = order.v[b - 1];
+      order.v[b - 1] = t;
+    }
+  int k = 0;
+  for (int o = 0; o < order.n; o++) {
+    const Col *col = &C->cols.v[order.v[o]];
+    int free_all = 1;
+    for (int p = 0; p < col->n && free_all; p++) free_all = cl[col->mem[p]] < 0;
+    if (!free_all) continue;
+    int *trial = nz_xmalloc(sizeof(int) * (size_t)n);
+    memcpy(trial, cl, sizeof(int) * (size_t)n);
+    for (int p = 0; p < col->n; p++) trial[col->mem[p]] = k;
+    /* Keep it only if the partial partition (others alone) stays legal. */
+    int *full = nz_xmalloc(sizeof(int) * (size_t)n);
+    for (int i = 0; i < n; i++) full[i] = trial[i] >= 0 ? trial[i] : k + 1 + i;
+    if (fus_legal(C->g, full, NULL)) {
+      memcpy(cl, trial, sizeof(int) * (size_t)n);
+      k++;
+    }
+    free(full);
+    free(trial);
+  }
+  for (int i = 0; i < n; i++)
+    if (cl[i] < 0) cl[i] = k++;
+  fus_partition_canon(n, cl);
+  fus_improve(C->g, cl, NULL, 0.02);
+  offer(C, cl, 1);
+  nz_vec_free(order);
+  free(x);
+  free(cl);
+}
+
+/* The restricted master as a MIP over the pool (GLPK or CBC, as chosen),
+ * re-solved with a no-good row while its answer has a cycle. */
+static void restricted_master(CG *C, double budget) {
+  int n = C->n, nc = C->cols.n;
+  FusIlp *m = fus_ilp_new(n);
+  for (int c = 0; c < nc; c++)
+    fus_ilp_col(m, nz_sprintf(m->arena, "s%d", c), 0, 1, C->cols.v[c].cost, 1, 'x', c, c);
+  for (int i = 0; i < n; i++) {
+    fus_ilp_row(m, nz_sprintf(m->arena, "part_%d", i), 'E', 1);
+    for (int c = 0; c < nc; c++)
+      if (BIT(C->cols.v[c].bits, i)) fus_ilp_term(m, c, 1);
+  }
+  for (int u = 0; u < C->cuts.n; u++) {
+    fus_ilp_row(m, nz_sprintf(m->arena, "cycle_cut_%d", u), 'L', C->cuts.v[u].rhs);
+    for (int c = 0; c < nc; c++) {
+      double s = cut_coef(&C->cuts.v[u], &C->cols.v[c]);
+      if (s != 0) fus_ilp_term(m, c, s);
+    }
+  }
+  double *x = nz_xmalloc(sizeof(double) * (size_t)(nc + 1));
+  int *cl = nz_xmalloc(sizeof(int) * (size_t)n);
+  double stop = now() + budget;
+  for (int round = 0; round < 20; round++) {
+    double left = stop - now();
+    if (C->deadline > 0 && C->deadline - now() < left) left = C->deadline - now();
+    if (left <= 0.01) break;
+    FusIlpResult r;
+    if (fus_ilp_solve(C->opt->solver, m, left, NULL, x, &r) != 0 || !r.has_solution) break;
+    int k = 0;
+    for (int i = 0; i < n; i++) cl[i] = -1;
+    for (int c = 0; c < nc; c++)
+      if (x[c] > 0.5) {
+        for (int p = 0; p < C->cols.v[c].n; p++) cl[C->cols.v[c].mem[p]] = k;
+        k++;
+      }
+    int *cin = nz_xmalloc(sizeof(int) * ((size_t)n + 1)), *cout = nz_xmalloc(sizeof(int) * ((size_t)n + 1));
+    int len = fus_contracted_cycle(C->g, cl, cin, cout);
+    if (len == 0) {
+      offer(C, cl, 1);
+    } else {
+      /* Not these columns together. */
+      fus_ilp_row(m, nz_sprintf(m->arena, "nogood_%d", round), 'L', 0);
+      int terms = 0;
+      for (int c = 0; c < nc; c++)
+        if (x[c] > 0.5) {
+          int hit = 0;
+          for (int e = 0; e < len && !hit; e++) hit = BIT(C->cols.v[c].bits, cin[e]);
+          if (hit) fus_ilp_term(m, c, 1), terms++;
+        }
+      m->rhs[m->nrows - 1] = terms - 1;
+    }
+    free(cin);
+    free(cout);
+    if (len == 0) break;
+  }
+  free(x);
+  free(cl);
+  fus_ilp_free(m);
+}
+
+/* ---------------------------------------------------------- the search */
+
+/* The pair to branch on: the one fused to the most fractional extent. */
+static int branch_pair(CG *C, int *bi, int *bj) {
+  int n = C->n;
+  double *f = pair_values(C);
+  double bestd = 1;
+  int found = 0;
+  for (int i = 0; i < n; i++)
+    for (int j = i + 1; j < n; j++) {
+      double v = f[i * n + j];
+      if (v < 1e-6 || v > 1 - 1e-6) continue;
+      if (C->aof[i] == C->aof[j]) continue;
+      double d = fabs(v - 0.5);
+      if (d < bestd) bestd = d, *bi = i, *bj = j, found = 1;
+    }
+  free(f);
+  return found;
+}
+
+int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
+  int n = g->ninv, W = g->words;
+  double t0 = now();
+  CG C = {0};
+  C.g = g;
+  C.n = n;
+  C.W = W;
+  C.opt = opt;
+  C.apart = fus_apart(g);
+  C.w = fus_cost_weights(g);
+  C.anc = nz_xcalloc((size_t)n * (size_t)W + 1, sizeof(uint64_t));
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      if (fus_path(g, i, j)) SETB(C.anc + (size_t)j * W, i);
+  C.comp = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
+  {
+    int *p = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
+    for (int i = 0; i < n; i++) p[i] = i;
+    for (int i = 0; i < n; i++)
+      for (int j = i + 1; j < n; j++)
+        if (!C.apart[i * n + j]) p[uf_find(p, i)] = uf_find(p, j);
+    int *id = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
+    for (int i = 0; i < n; i++) id[i] = -1;
+    for (int i = 0; i < n; i++) {
+      int r = uf_find(p, i);
+      if (id[r] < 0) id[r] = C.ncomp++;
+      C.comp[i] = id[r];
+    }
+    free(id);
+    free(p);
+  }
+  C.uf = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
+  C.dapart = nz_xmalloc((size_t)n * (size_t)n + 1);
+  C.aof = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
+  C.astart = nz_xmalloc(sizeof(int) * ((size_t)n + 1));
+  C.amem = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
+  C.acompat = nz_xmalloc((size_t)n * (size_t)n + 1);
+  C.api = nz_xcalloc((size_t)n + 1, sizeof(double));
+  C.pi = nz_xcalloc((size_t)n + 1, sizeof(double));
+  C.pairw = nz_xcalloc((size_t)n * (size_t)n + 1, sizeof(double));
+  C.bonus = nz_xcalloc((size_t)n + 1, sizeof(double));
+  C.stamp = nz_xcalloc((size_t)(g->nvar ? g->nvar : 1), sizeof(int));
+  C.hcap = 1024;
+  C.hash = nz_xmalloc(sizeof(int) * (size_t)C.hcap);
+  for (int h = 0; h < C.hcap; h++) C.hash[h] = -1;
+  C.best = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
+  C.best_obj = INFINITY;
+  fus_glpk_hold();
+  C.lp = glp_create_prob();
+  glp_set_obj_dir(C.lp, GLP_MIN);
+  if (n > 0) {
+    glp_add_rows(C.lp, n + 1); /* a row per invocation, then the kernels row */
+    glp_add_cols(C.lp, n); /* the artificial columns of phase one */
+  }
+  for (int i = 0; i < n; i++) {
+    glp_set_row_bnds(C.lp, i + 1, GLP_FX, 1, 1);
+    int ind[2] = {0, i + 1};
+    double val[2] = {0, 1};
+    glp_set_mat_col(C.lp, i + 1, 1, ind, val);
+    glp_set_col_bnds(C.lp, i + 1, GLP_FX, 0, 0);
+  }
+  /* The pool starts with every singleton and the greedy schedule, polished. */
+  int *cl = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
+  for (int i = 0; i < n; i++) add_col(&C, &i, 1);
+  fus_greedy_best(g, cl);
+  fus_improve(g, cl, NULL, 0.05);
+  offer(&C, cl, 0);
+  out->build_seconds = now() - t0;
+  double t1 = now();
+  C.deadline = opt->time_limit > 0 ? t1 + opt->time_limit : 0;
+
+  NZ_VEC(Node *) all = {0}, open = {0};
+  Node *root = nz_xcalloc(1, sizeof(Node));
+  root->bound = -INFINITY;
+  nz_vec_push(all, root);
+  nz_vec_push(open, root);
+  int heur_at = 0;
+  while (open.n > 0 && n > 0) {
+    /* Best bound first; deeper first among equals (dives toward solutions). */
+    int pick = 0;
+    for (int e = 1; e < open.n; e++) {
+      const Node *a = open.v[e], *b = open.v[pick];
+      if (a->bound < b->bound - 0.5 || (a->bound < b->bound + 0.5 && a->depth > b->depth)) pick = e;
+    }
+    Node *v = open.v[pick];
+    open.v[pick] = open.v[--open.n];
+    if (v->bound > C.best_obj - PRUNE_GAP) continue; /* cannot beat the incumbent by 1 */
+    if (out_of_time(&C)) {
+      nz_vec_push(open, v);
+      break;
+    }
+    C.nodes++;
+    if (!enter_node(&C, v)) continue;
+    double bound = -INFINITY;
+    int st, rows_added = 0, cut_rounds = 0;
+    for (;;) {
+      st = column_generation(&C, rows_added, &bound);
+      if (st != 1) break;
+      if (bound > C.best_obj - PRUNE_GAP) break;
+      if (!integral(&C, cl)) {
+        /* Fractional: strengthen with two-cluster cycle rows, a few rounds. */
+        if (cut_rounds < (v->depth == 0 ? 50 : 5) && separate_two_cycles(&C, 100) > 0) {
+          cut_rounds++;
+          rows_added = 1;
+          continue;
+        }
+        break;
+      }
+      fus_partition_canon(n, cl);
+      if (!add_cycle_cut(&C, cl)) {
+        offer(&C, cl, 1);
+        break;
+      }
+      rows_added = 1;
+    }
+    if (st < 0) {
+      nz_vec_push(open, v); /* unfinished: keeps the global bound honest */
+      break;
+    }
+    if (getenv("NESSIE_CG_TRACE") && (C.nodes == 1 || (C.nodes & (C.nodes - 1)) == 0)) {
+      double lo = bound;
+      for (int e = 0; e < open.n; e++) if (open.v[e]->bound < lo) lo = open.v[e]->bound;
+      fprintf(stderr, "ilp-cg: node %ld depth %d bound %.3f global %.3f best %.0f cols %d %.2f s\n", C.nodes, v->depth, bound, lo, C.best_obj, C.cols.n, now() - t1);
+    }
+    if (st == 0 || bound > C.best_obj - PRUNE_GAP) continue;
+    if (integral(&C, cl)) continue; /* an acyclic integral optimum: offered above */
+    if (C.nodes == 1 || C.nodes >= heur_at) {
+      round_lp(&C);
+      restricted_master(&C, C.nodes == 1 ? 1.0 : 0.3);
+      heur_at = (int)C.nodes * 2 + 8;
+      if (bound > C.best_obj - PRUNE_GAP) continue;
+    }
+    /* The number of clusters first (it dominates the objective), then
+     * Ryan-Foster on the most fractional pair. */
+    double ks = 0;
+    for (int c = 0; c < C.cols.n; c++) ks += glp_get_col_prim(C.lp, C.cols.v[c].col);
+    int bi = -1, bj = -1, onk = fabs(ks - floor(ks + 0.5)) > 1e-6;
+    if (!onk && !branch_pair(&C, &bi, &bj)) nz_die("ilp-cg: a fractional solution without a fractional pair");
+    for (int t = 1; t >= 0; t--) {
+      Node *u = nz_xcalloc(1, sizeof(Node));
+      u->parent = v;
+      if (onk) {
+        u->kind = t ? 1 : 2;
+        u->i = t ? (int)floor(ks) : (int)ceil(ks);
+      }
+      u->i = onk ? u->i : bi;
+      u->j = bj;
+      u->together = t;
+      u->bound = bound;
+      u->depth = v->depth + 1;
+      nz_vec_push(all, u);
+      nz_vec_push(open, u);
+    }
+  }
+  /* Proven once no open node may hold a better partition (each open node's
+   * bound is a valid lower bound for its subtree). */
+  int proven = 1;
+  for (int e = 0; e < open.n && proven; e++) proven = open.v[e]->bound > C.best_obj - PRUNE_GAP;
+  memcpy(out->cl, C.best, sizeof(int) * (size_t)n);
+  out->status = proven ? FUS_ST_OPTIMAL : C.best_from_search ? FUS_ST_FEASIBLE : FUS_ST_FALLBACK;
+  out->solve_seconds = now() - t1;
+  out->nvars = C.cols.n;
+  out->nconstraints = n + C.cuts.n;
+  out->nodes = C.nodes;
+  out->solver_objective = C.best_obj;
+  if (getenv("NESSIE_CG_TRACE"))
+    fprintf(stderr, "ilp-cg: %ld nodes, %ld LPs, %d columns, %d cuts, %s, %.3f s\n", C.nodes, C.lps, C.cols.n,
+            C.cuts.n, fus_status_name(out->status), out->solve_seconds);
+  for (int e = 0; e < all.n; e++) free(all.v[e]);
+  nz_vec_free(all);
+  nz_vec_free(open);
+  for (int c = 0; c < C.cols.n; c++) free(C.cols.v[c].mem), free(C.cols.v[c].bits);
+  nz_vec_free(C.cols);
+  for (int u = 0; u < C.cuts.n; u++) free(C.cuts.v[u].a), free(C.cuts.v[u].b), free(C.cuts.v[u].sign);
+  nz_vec_free(C.cuts);
+  glp_delete_prob(C.lp);
+  fus_glpk_release();
+  free(cl);
+  free((char *)C.apart);
+  free(C.anc);
+  free(C.comp);
+  free(C.uf);
+  free(C.dapart);
+  free(C.aof);
+  free(C.astart);
+  free(C.amem);
+  free(C.acompat);
+  free(C.api);
+  free(C.pi);
+  free(C.pairw);
+  free(C.bonus);
+  free(C.stamp);
+  free(C.hash);
+  free(C.best);
+  return 0;
+}
