@@ -292,6 +292,15 @@ static int enter_node(CG *C, const Node *v) {
 
 /* -------------------------------------------------------------- pricing */
 
+/* Dinic's max flow on a small graph with double capacities. */
+typedef struct {
+  int nn;
+  NZ_VEC(int) to, next;
+  NZ_VEC(double) cap;
+  int *head, *level, *it, *q, capn;
+} Flow;
+
+
 typedef struct {
   CG *C;
   FusWeights w; /* the columns' costs (zero in phase one) */
@@ -304,10 +313,168 @@ typedef struct {
   double dup_min; /* the most negative reduced cost among columns already in the pool */
   long work, limit; /* DFS nodes so far and allowed (0: no limit) */
   int *ccount, *cstamp, cgen; /* readers among the candidates, per variable */
+  int *node, *mark, mgen;     /* cut_bound's scratch */
+  Flow flow;
   int complete; /* searched to the end */
 } Pricer;
 
 static double gains(Pricer *P, const int *cand, int nc, const uint64_t *reach);
+
+/* ------------------------------------------------- the min-cut bound */
+
+
+static void flow_reset(Flow *F, int nn) {
+  if (nn > F->capn) {
+    F->capn = nn * 2;
+    F->head = nz_xrealloc(F->head, sizeof(int) * (size_t)F->capn);
+    F->level = nz_xrealloc(F->level, sizeof(int) * (size_t)F->capn);
+    F->it = nz_xrealloc(F->it, sizeof(int) * (size_t)F->capn);
+    F->q = nz_xrealloc(F->q, sizeof(int) * (size_t)F->capn);
+  }
+  F->nn = nn;
+  for (int v = 0; v < nn; v++) F->head[v] = -1;
+  F->to.n = F->next.n = F->cap.n = 0;
+}
+
+static void flow_edge(Flow *F, int a, int b, double c) {
+  if (a == b || c <= 0) return;
+  nz_vec_push(F->to, b);
+  nz_vec_push(F->cap, c);
+  nz_vec_push(F->next, F->head[a]);
+  F->head[a] = F->to.n - 1;
+  nz_vec_push(F->to, a);
+  nz_vec_push(F->cap, 0);
+  nz_vec_push(F->next, F->head[b]);
+  F->head[b] = F->to.n - 1;
+}
+
+static double flow_push(Flow *F, int v, int t, double f) {
+  if (v == t) return f;
+  for (; F->it[v] >= 0; F->it[v] = F->next.v[F->it[v]]) {
+    int e = F->it[v], w = F->to.v[e];
+    if (F->cap.v[e] <= 1e-9 || F->level[w] != F->level[v] + 1) continue;
+    double d = flow_push(F, w, t, f < F->cap.v[e] ? f : F->cap.v[e]);
+    if (d > 0) {
+      F->cap.v[e] -= d;
+      F->cap.v[e ^ 1] += d;
+      return d;
+    }
+  }
+  return 0;
+}
+
+static double flow_max(Flow *F, int s, int t) {
+  double total = 0;
+  for (;;) {
+    for (int v = 0; v < F->nn; v++) F->level[v] = -1;
+    int qh = 0, qt = 0;
+    F->q[qt++] = s;
+    F->level[s] = 0;
+    while (qh < qt) {
+      int v = F->q[qh++];
+      for (int e = F->head[v]; e >= 0; e = F->next.v[e])
+        if (F->cap.v[e] > 1e-9 && F->level[F->to.v[e]] < 0) F->level[F->to.v[e]] = F->level[v] + 1, F->q[qt++] = F->to.v[e];
+    }
+    if (F->level[t] < 0) return total;
+    for (int v = 0; v < F->nn; v++) F->it[v] = F->head[v];
+    double f;
+    while ((f = flow_push(F, s, t, 1e300)) > 0) total += f;
+  }
+}
+
+/* A bound on the value of every extension of the current set by candidate
+ * atoms, exact but for two relaxations: candidates may join together even if
+ * apart, and convexity is not asked. What is left is a selection problem
+ * whose costs ("the producer joins but a consumer does not", "a reader joins
+ * but the producer does not") are pairwise submodular, so a minimum cut
+ * solves it. Members are source side, non-candidates sink side. */
+static double cut_bound(Pricer *P, const int *cand, int nc, double pis, double pw) {
+  CG *C = P->C;
+  const FusGraph *g = C->g;
+  Flow *F = &P->flow;
+  /* Node of each invocation: 0 source (member), 1 sink (other), 2+e candidate e. */
+  for (int m = 0; m < P->nmem; m++) P->node[P->mem[m]] = 0;
+  for (int e = 0; e < nc; e++)
+    for (int f = C->astart[cand[e]]; f < C->astart[cand[e] + 1]; f++) P->node[C->amem[f]] = 2 + e;
+  int nn = 2 + nc;
+  flow_reset(F, nn + 2 * g->nvar + 2);
+  const double INF = 1e30;
+  double konst = P->w.kernels, gsum = 0;
+  for (int e = 0; e < nc; e++) {
+    double gain = C->api[cand[e]];
+    for (int f = C->astart[cand[e]]; f < C->astart[cand[e] + 1]; f++) gain += C->bonus[C->amem[f]];
+    if (gain > 0) flow_edge(F, 0, 2 + e, gain), gsum += gain;
+    else flow_edge(F, 2 + e, 1, -gain);
+  }
+#define NODE(i) (P->mark[i] == P->mgen ? P->node[i] : 1)
+  /* Mark members and candidates. */
+  if (++P->mgen == 0x7fffffff) {
+    memset(P->mark, 0, sizeof(int) * (size_t)C->n);
+    P->mgen = 1;
+  }
+  for (int m = 0; m < P->nmem; m++) P->mark[P->mem[m]] = P->mgen;
+  for (int e = 0; e < nc; e++)
+    for (int f = C->astart[cand[e]]; f < C->astart[cand[e] + 1]; f++) P->mark[C->amem[f]] = P->mgen;
+  /* Every array produced or read by a member or candidate, once. */
+  if (++P->cgen == 0x7fffffff) {
+    memset(P->cstamp, 0, sizeof(int) * (size_t)(g->nvar ? g->nvar : 1));
+    P->cgen = 1;
+  }
+  for (int who = 0; who < P->nmem + nc; who++) {
+    int a0, a1;
+    const int *list;
+    if (who < P->nmem) list = P->mem, a0 = who, a1 = who + 1;
+    else list = C->amem, a0 = C->astart[cand[who - P->nmem]], a1 = C->astart[cand[who - P->nmem] + 1];
+    for (int f = a0; f < a1; f++) {
+      const FusInv *I = &g->inv[list[f]];
+      for (int pass = 0; pass < 2; pass++) {
+        int cnt = pass ? I->ndefs : I->nuses;
+        for (int u = 0; u < cnt; u++) {
+          int xv = pass ? I->defs[u] : I->uses[u].var;
+          const FusVar *x = &g->var[xv];
+          if (!x->is_array || P->cstamp[xv] == P->cgen) continue;
+          P->cstamp[xv] = P->cgen;
+          int pn = x->producer >= 0 ? NODE(x->producer) : 1;
+          /* Materialised: the producer joins and some consumer does not. */
+          if (pn != 1) {
+            int forced = x->live_out;
+            for (int k = 0; k < x->nconsumers && !forced; k++) forced = NODE(x->consumers[k]) == 1;
+            if (forced) {
+              if (pn == 0) konst += P->w.arrays;
+              else flow_edge(F, pn, 1, P->w.arrays);
+            } else {
+              int a = nn++;
+              flow_edge(F, pn, a, P->w.arrays);
+              for (int k = 0; k < x->nconsumers; k++) flow_edge(F, a, NODE(x->consumers[k]), INF);
+            }
+          }
+          /* Read: some reader joins and the producer does not. */
+          if (pn != 0) {
+            int b = -1, fixed = 0;
+            for (int k = 0; k < x->nconsumers && !fixed; k++) {
+              int rn = NODE(x->consumers[k]);
+              if (rn == 0) fixed = 1;
+              else if (rn != 1) {
+                if (b < 0) b = nn++;
+                flow_edge(F, rn, b, INF);
+              }
+            }
+            if (fixed) {
+              if (pn == 1) konst += P->w.traversals;
+              else flow_edge(F, 0, pn, P->w.traversals);
+            } else if (b >= 0) {
+              flow_edge(F, b, pn, P->w.traversals);
+            }
+          }
+        }
+      }
+    }
+  }
+#undef NODE
+  F->nn = nn;
+  double cut = flow_max(F, 0, 1);
+  return pis - pw - konst + gsum - cut;
+}
 
 /* Value (minus the reduced cost) bound for the subtree and the exact value:
  * see price_dfs. */
@@ -406,6 +573,9 @@ static void price_dfs(Pricer *P, int *cand, int nc, double pis, double pw) {
         double rc = cluster_cost(C, P->mem, P->nmem, in, P->w) - pis2 + pw2;
         if (rc < -RC_EPS) keep(P, rc);
       }
+      /* The cut bound is dearer; only where the cheap one fails with a
+       * choice worth pruning. */
+      if (nn >= 4 && bound > RC_EPS) bound = cut_bound(P, next, nn, pis2, pw2);
       if (nn > 0 && bound > RC_EPS) price_dfs(P, next, nn, pis2, pw2);
     }
     P->nmem = base;
@@ -486,6 +656,8 @@ static int price(CG *C, FusWeights w, long limit, double *minrc, int *complete) 
   P.limit = limit;
   P.ccount = nz_xcalloc((size_t)(C->g->nvar ? C->g->nvar : 1), sizeof(int));
   P.cstamp = nz_xcalloc((size_t)(C->g->nvar ? C->g->nvar : 1), sizeof(int));
+  P.node = nz_xcalloc((size_t)n + 1, sizeof(int));
+  P.mark = nz_xcalloc((size_t)n + 1, sizeof(int));
   P.mem = nz_xmalloc(sizeof(int) * ((size_t)n + 1));
   size_t words = ((size_t)n + 1) * (size_t)W;
   P.desc = nz_xcalloc(words, sizeof(uint64_t));
@@ -537,6 +709,12 @@ static int price(CG *C, FusWeights w, long limit, double *minrc, int *complete) 
   free(P.reach);
   free(P.ccount);
   free(P.cstamp);
+  free(P.node);
+  free(P.mark);
+  free(P.flow.head), free(P.flow.level), free(P.flow.it), free(P.flow.q);
+  nz_vec_free(P.flow.to);
+  nz_vec_free(P.flow.next);
+  nz_vec_free(P.flow.cap);
   free(cand);
   return added;
 }
