@@ -9,9 +9,9 @@
 #                        [--time-limit=SEC] [--bin=DIR]
 #
 # The grid has three bands of region sizes (kernel invocations):
-#   small  greedy-down, greedy-up, ilp, ilp-mono, ilp-lazy, ilp-decomp
-#   big    greedy-down, greedy-up, ilp, ilp-lazy, ilp-decomp (ilp-mono only times out)
-#   huge   greedy-down, greedy-up, ilp-decomp (where the 100-in-1 s / 300-in-10 s goal stands)
+#   small  greedy-down, greedy-up, ilp, ilp-mono, ilp-lazy, ilp-decomp, ilp-cg
+#   big    greedy-down, greedy-up, ilp, ilp-lazy, ilp-decomp, ilp-cg (ilp-mono only times out)
+#   huge   greedy-down, greedy-up, ilp-decomp, ilp-cg (where the 100-in-1 s / 300-in-10 s goal stands)
 # default: small 5..40, big 60 80 100, huge 150 200 300; chains 2 4 8, seeds 1 2, 10 s
 # limit; 616 scheduler runs, 781 s wall on two cores with --jobs=2 (2026-11-22, commit
 # 360f487). Most big and huge ILP runs take their whole limit, so the wall time is
@@ -89,10 +89,10 @@ pass() {
 : >"$out/bench.csv"
 echo "sweep ($size): time limit ${tl}s, $jobs jobs" >&2
 start=$(date +%s)
-pass "$small" "[ \$k -le $mono_max ]" greedy-down,greedy-up,ilp,ilp-mono,ilp-lazy,ilp-decomp glpk,cbc
-pass "$small" "[ \$k -gt $mono_max ]" greedy-down,greedy-up,ilp,ilp-lazy,ilp-decomp glpk,cbc
-pass "$big" true greedy-down,greedy-up,ilp,ilp-lazy,ilp-decomp glpk,cbc
-pass "$huge" true greedy-down,greedy-up,ilp-decomp "$huge_solvers"
+pass "$small" "[ \$k -le $mono_max ]" greedy-down,greedy-up,ilp,ilp-mono,ilp-lazy,ilp-decomp,ilp-cg glpk,cbc
+pass "$small" "[ \$k -gt $mono_max ]" greedy-down,greedy-up,ilp,ilp-lazy,ilp-decomp,ilp-cg glpk,cbc
+pass "$big" true greedy-down,greedy-up,ilp,ilp-lazy,ilp-decomp,ilp-cg glpk,cbc
+pass "$huge" true greedy-down,greedy-up,ilp-decomp,ilp-cg "$huge_solvers"
 end=$(date +%s)
 
 # Rows of bench.csv start with the quoted input "gen:kernels=K,chain=C,seed=S";

@@ -8,20 +8,20 @@ if (!exists("tl")) tl = 10
 data = out."/solver-summary.csv"
 set datafile separator ","
 
-array S[8] = ["ilp-glpk", "ilp-cbc", "ilp-mono-glpk", "ilp-mono-cbc", "ilp-lazy-glpk", "ilp-lazy-cbc", \
-              "ilp-decomp-glpk", "ilp-decomp-cbc"]
-array T[8] = ["ilp, GLPK", "ilp, CBC", "ilp-mono, GLPK", "ilp-mono, CBC", "ilp-lazy, GLPK", "ilp-lazy, CBC", \
-              "ilp-decomp, GLPK", "ilp-decomp, CBC"]
-array C[8] = ["#1f77b4", "#1f77b4", "#9467bd", "#9467bd", "#ff7f0e", "#ff7f0e", "#d62728", "#d62728"]
+array S[10] = ["ilp-glpk", "ilp-cbc", "ilp-mono-glpk", "ilp-mono-cbc", "ilp-lazy-glpk", "ilp-lazy-cbc", \
+              "ilp-decomp-glpk", "ilp-decomp-cbc", "ilp-cg-glpk", "ilp-cg-cbc"]
+array T[10] = ["ilp, GLPK", "ilp, CBC", "ilp-mono, GLPK", "ilp-mono, CBC", "ilp-lazy, GLPK", "ilp-lazy, CBC", \
+              "ilp-decomp, GLPK", "ilp-decomp, CBC", "ilp-cg, GLPK", "ilp-cg, CBC"]
+array C[10] = ["#1f77b4", "#1f77b4", "#9467bd", "#9467bd", "#ff7f0e", "#ff7f0e", "#d62728", "#d62728", "#2ca02c", "#2ca02c"]
 # GLPK: solid lines, filled points; CBC: dashed lines, open points.
 dash(i) = (i % 2) ? 1 : 2
 ptype(i) = (i % 2) ? 7 : 6
 # Strategies side by side at one size: a small multiplicative shift on the log x axis.
-jit(i) = $1 * (1 + 0.012 * (i - 4.5))
+jit(i) = $1 * (1 + 0.012 * (i - 5.5))
 # Medians below the CSV's microsecond resolution are drawn at 1 µs.
 med(st) = (strcol(2) eq st) ? ($4 > 1e-6 ? $4 : 1e-6) : 1/0
 # The proven fraction, lines offset by at most ±0.03 so equal ones stay visible.
-frac(st, i) = (strcol(2) eq st && $3 > 0) ? $6 / $3 + 0.008 * (i - 4.5) : 1/0
+frac(st, i) = (strcol(2) eq st && $3 > 0) ? $6 / $3 + 0.006 * (i - 5.5) : 1/0
 
 # Both panels share the x range (the sizes measured, a little room either side) and
 # the margins, so their x axes line up; the key sits in the right margin.
@@ -51,7 +51,7 @@ do for [term = 1:2] {
   set xlabel ""
   set ylabel "median solve time (s)"
   set title sprintf("Fusion scheduling time vs region size (synthetic regions, time limit %g s)", tl)
-  plot for [i = 1:8] data using (jit(i)):(med(S[i])) with linespoints lw 1.5 dt dash(i) pt ptype(i) ps 0.7 \
+  plot for [i = 1:10] data using (jit(i)):(med(S[i])) with linespoints lw 1.5 dt dash(i) pt ptype(i) ps 0.7 \
          lc rgb C[i] title T[i], \
        data using 1:(med("greedy-down")) with linespoints lw 1 pt 1 ps 0.6 lc rgb "#2ca02c" title "greedy-down", \
        data using 1:(med("greedy-up")) with linespoints lw 1 pt 2 ps 0.6 lc rgb "#8c564b" title "greedy-up", \
@@ -67,7 +67,7 @@ do for [term = 1:2] {
   set ylabel "proven optimal"
   set title "Fraction of regions proven optimal within the limit (lines drawn up to 0.03 apart)"
   set key off
-  plot for [i = 1:8] data using (jit(i)):(frac(S[i], i)) with linespoints lw 1.5 dt dash(i) pt ptype(i) \
+  plot for [i = 1:10] data using (jit(i)):(frac(S[i], i)) with linespoints lw 1.5 dt dash(i) pt ptype(i) \
          ps 0.7 lc rgb C[i] notitle
   unset multiplot
   unset output

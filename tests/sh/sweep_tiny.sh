@@ -17,8 +17,8 @@ head -n 1 "$tmp/solver-summary.csv" | grep -qx 'invocations,strategy,regions,med
   || { echo "solver-summary.csv header changed"; head -n 1 "$tmp/solver-summary.csv"; exit 1; }
 # The tiny grid (experiments/sweep.sh): chains 2 and 4, seed 1, so two regions per size;
 # sizes 4 and 6 (small band) run every strategy, 8 (big band) all but ilp-mono, 10
-# (huge band) the greedy ones and ilp-decomp; every ILP with GLPK and CBC.
-every=(greedy-down greedy-up ilp-glpk ilp-cbc ilp-lazy-glpk ilp-lazy-cbc ilp-decomp-glpk ilp-decomp-cbc)
+# (huge band) the greedy ones, ilp-decomp and ilp-cg; every ILP with GLPK and CBC.
+every=(greedy-down greedy-up ilp-glpk ilp-cbc ilp-lazy-glpk ilp-lazy-cbc ilp-decomp-glpk ilp-decomp-cbc ilp-cg-glpk ilp-cg-cbc)
 expect() { # SIZE STRATEGY...: exactly these strategies, two regions each, at SIZE
   local k=$1; shift
   got=$(awk -F, -v k="$k" 'NR > 1 && $1 == k { print $4 }' "$tmp/solver-time.csv" | sort | uniq -c | awk '{ print $2 ":" $1 }' | sort)
@@ -28,9 +28,9 @@ expect() { # SIZE STRATEGY...: exactly these strategies, two regions each, at SI
 expect 4 "${every[@]}" ilp-mono-glpk ilp-mono-cbc
 expect 6 "${every[@]}" ilp-mono-glpk ilp-mono-cbc
 expect 8 "${every[@]}"
-expect 10 greedy-down greedy-up ilp-decomp-glpk ilp-decomp-cbc
+expect 10 greedy-down greedy-up ilp-decomp-glpk ilp-decomp-cbc ilp-cg-glpk ilp-cg-cbc
 rows=$(($(wc -l <"$tmp/solver-time.csv") - 1))
-[ "$rows" = 64 ] || { echo "solver-time.csv has $rows rows, expected 64 (2*12 + 2*12 + 2*10 + 2*4)"; exit 1; }
+[ "$rows" = 80 ] || { echo "solver-time.csv has $rows rows, expected 80 (2*14 + 2*14 + 2*12 + 2*6)"; exit 1; }
 # The summary: one row per (invocations, strategy) of solver-time.csv, with its region
 # count, max >= median, and the status counts within the region count.
 awk -F, 'NR > 1 { n[$1 "," $4]++; if ($5 == "optimal") p[$1 "," $4]++ } END { for (c in n) print c "," n[c] "," p[c] + 0 }' \
