@@ -114,16 +114,6 @@ static int find(int *parent, int a) {
   return a;
 }
 
-static void dump(const FusIlp *m, FusOptions *opt) {
-  if (!opt->dump_ilp) return;
-  size_t len = strlen(opt->dump_ilp) + 16;
-  char *path = nz_xmalloc(len);
-  snprintf(path, len, opt->dump_seq ? "%s.%d" : "%s", opt->dump_ilp, opt->dump_seq);
-  opt->dump_seq++;
-  fus_ilp_write_lp(m, path);
-  free(path);
-}
-
 /* The separation hook (FusIlp.separate): an integral solution whose clusters
  * form a cycle gets the formulation's cycle cut, during the search. */
 typedef struct {
@@ -297,7 +287,7 @@ static int solve_group(const FusGroup *G, const FusGroupModel *gm, FusWeights w,
   }
   out->nvars += m->ncols;
   out->nconstraints += m->nrows;
-  dump(m, opt);
+  fus_ilp_dump(m, opt);
   free(cl);
   free(cin);
   free(cout);

@@ -307,6 +307,9 @@ int fus_ilp_solve(FusSolver solver, FusIlp *m, double time_limit, const double *
  * GLPK's per-thread environment only while none is held. */
 void fus_glpk_hold(void);
 void fus_glpk_release(void);
+/* sched_ilp.c: --dump-ilp: writes m to FILE, then FILE.1, FILE.2, ... for
+ * later instances. 0, or -1 after printing why. */
+int fus_ilp_dump(const FusIlp *m, FusOptions *opt);
 /* Writes the instance in CPLEX LP format (through glp_write_lp). 0 or -1. */
 int fus_ilp_write_lp(const FusIlp *m, const char *path);
 

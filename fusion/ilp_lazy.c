@@ -199,15 +199,7 @@ int fus_sched_ilp_lazy(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
   out->nodes = nodes;
   out->solver_objective = objective;
   int rc = 0;
-  if (opt->dump_ilp) {
-    /* The final instance, cuts included. */
-    size_t len = strlen(opt->dump_ilp) + 16;
-    char *path = nz_xmalloc(len);
-    snprintf(path, len, opt->dump_seq ? "%s.%d" : "%s", opt->dump_ilp, opt->dump_seq);
-    opt->dump_seq++;
-    rc = fus_ilp_write_lp(m, path);
-    free(path);
-  }
+  rc = fus_ilp_dump(m, opt); /* the final instance, cuts included */
   free(greedy);
   free(L.apart);
   free(L.xcol);

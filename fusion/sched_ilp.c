@@ -14,7 +14,7 @@ static double now(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static int dump(const FusIlp *m, FusOptions *opt) {
+int fus_ilp_dump(const FusIlp *m, FusOptions *opt) {
   if (!opt->dump_ilp) return 0;
   /* One file per instance: FILE, then FILE.1, FILE.2, ... for later regions. */
   char *path = opt->dump_seq == 0 ? nz_xstrdup(opt->dump_ilp) : NULL;
@@ -49,7 +49,7 @@ static int solve(const FusGraph *g, FusOptions *opt, FusSchedule *out, int impli
   out->build_seconds = now() - t0;
   out->nvars = m->ncols;
   out->nconstraints = m->nrows;
-  if (dump(m, opt) != 0) {
+  if (fus_ilp_dump(m, opt) != 0) {
     fus_ilp_free(m);
     return -1;
   }
