@@ -89,6 +89,7 @@ typedef struct {
   double deadline;
   int timed_out;
   long nodes, lps;
+  double t_price, t_lp; /* seconds spent pricing and in the simplex */
   FusOptions *opt;
 } CG;
 
@@ -640,6 +641,12 @@ static double gains(Pricer *P, const int *cand, int nc, const uint64_t *reach) {
   return total;
 }
 
+static int by_rc(const void *x, const void *y, void *ctx) {
+  const double *rc = ctx;
+  double a = rc[*(const int *)x], b = rc[*(const int *)y];
+  return a < b ? -1 : a > b ? 1 : *(const int *)x - *(const int *)y;
+}
+
 static int by_api_desc(const void *x, const void *y, void *ctx) {
   const double *api = ctx;
   double a = api[*(const int *)x], b = api[*(const int *)y];
@@ -651,6 +658,7 @@ static int by_api_desc(const void *x, const void *y, void *ctx) {
  * allowed here when the search was complete (else 1: unknown). */
 static int price(CG *C, FusWeights w, long limit, double *minrc, int *complete) {
   int n = C->n, W = C->W, added = 0;
+  double t0 = now();
   *minrc = 0;
   *complete = 1;
   Pricer P = {0};
@@ -721,6 +729,7 @@ static int price(CG *C, FusWeights w, long limit, double *minrc, int *complete) 
   nz_vec_free(P.flow.next);
   nz_vec_free(P.flow.cap);
   free(cand);
+  C->t_price += now() - t0;
   return added;
 }
 
@@ -792,6 +801,8 @@ static int solve_lp(CG *C, int dual) {
   glp_init_smcp(&sp);
   sp.msg_lev = GLP_MSG_OFF;
   sp.meth = dual ? GLP_DUALP : GLP_PRIMAL;
+  if (getenv("NESSIE_CG_PT")) sp.pricing = GLP_PT_STD;
+  if (getenv("NESSIE_CG_DUALP")) sp.meth = GLP_DUALP;
   if (C->deadline > 0) {
     double left = C->deadline - now();
     if (left <= 0) {
@@ -801,12 +812,14 @@ static int solve_lp(CG *C, int dual) {
     sp.tm_lim = (int)(left * 1000) + 1;
   }
   C->lps++;
+  double t0 = now();
   int ret = glp_simplex(C->lp, &sp);
   if (ret == GLP_EBADB || ret == GLP_ESING || ret == GLP_ECOND) {
     glp_adv_basis(C->lp, 0);
     ret = glp_simplex(C->lp, &sp);
   }
   if (ret == GLP_ETMLIM) C->timed_out = 1;
+  C->t_lp += now() - t0;
   return ret == 0 ? 0 : -1;
 }
 
@@ -1101,40 +1114,83 @@ static void round_lp(CG *C) {
 
 /* The restricted master as a MIP over the pool (GLPK or CBC, as chosen),
  * re-solved with a no-good row while its answer has a cycle. */
-/* The pool as a MIP: one binary per column, the partition rows, the cut rows. */
-static FusIlp *pool_mip(CG *C) {
-  int n = C->n, nc = C->cols.n;
+/* A column's reduced cost under the duals last applied. */
+static double col_rc(const CG *C, const Col *k) {
+  double rc = k->cost - C->rho;
+  for (int p = 0; p < k->n; p++) {
+    rc -= C->pi[k->mem[p]];
+    if (C->haspw)
+      for (int q = p + 1; q < k->n; q++) rc += C->pairw[k->mem[p] * C->n + k->mem[q]];
+  }
+  return rc;
+}
+
+/* Columns sel[0..ns) of the pool as a MIP: a binary per column, the
+ * partition rows, the cut rows. */
+static FusIlp *pool_mip(CG *C, const int *sel, int ns) {
+  int n = C->n;
   FusIlp *m = fus_ilp_new(n);
-  for (int c = 0; c < nc; c++)
-    fus_ilp_col(m, nz_sprintf(m->arena, "s%d", c), 0, 1, C->cols.v[c].cost, 1, 'x', c, c);
+  for (int j = 0; j < ns; j++)
+    fus_ilp_col(m, nz_sprintf(m->arena, "s%d", sel[j]), 0, 1, C->cols.v[sel[j]].cost, 1, 'x', sel[j], sel[j]);
   for (int i = 0; i < n; i++) {
     fus_ilp_row(m, nz_sprintf(m->arena, "part_%d", i), 'E', 1);
-    for (int c = 0; c < nc; c++)
-      if (BIT(C->cols.v[c].bits, i)) fus_ilp_term(m, c, 1);
+    for (int j = 0; j < ns; j++)
+      if (BIT(C->cols.v[sel[j]].bits, i)) fus_ilp_term(m, j, 1);
   }
   for (int u = 0; u < C->cuts.n; u++) {
     fus_ilp_row(m, nz_sprintf(m->arena, "cycle_cut_%d", u), 'L', C->cuts.v[u].rhs);
-    for (int c = 0; c < nc; c++) {
-      double s = cut_coef(&C->cuts.v[u], &C->cols.v[c]);
-      if (s != 0) fus_ilp_term(m, c, s);
+    for (int j = 0; j < ns; j++) {
+      double v = cut_coef(&C->cuts.v[u], &C->cols.v[sel[j]]);
+      if (v != 0) fus_ilp_term(m, j, v);
     }
   }
   return m;
 }
 
-static void restricted_master(CG *C, double budget) {
-  int n = C->n, nc = C->cols.n;
-  FusIlp *m = pool_mip(C);
-  /* The incumbent's clusters are columns (offer adds them): the start. */
-  double *start = nz_xcalloc((size_t)(nc + 1), sizeof(double));
-  for (int c = 0; c < nc; c++) {
-    int same = 1, k = C->best[C->cols.v[c].mem[0]];
-    for (int p = 1; p < C->cols.v[c].n && same; p++) same = C->best[C->cols.v[c].mem[p]] == k;
-    int size = 0;
-    for (int i = 0; i < n && same; i++) size += C->best[i] == k;
-    start[c] = same && size == C->cols.v[c].n;
+/* Is pool column c a cluster of the incumbent? */
+static int in_best(const CG *C, int c) {
+  const Col *k = &C->cols.v[c];
+  int cl = C->best[k->mem[0]], size = 0;
+  for (int p = 1; p < k->n; p++)
+    if (C->best[k->mem[p]] != cl) return 0;
+  for (int i = 0; i < C->n; i++) size += C->best[i] == cl;
+  return size == k->n;
+}
+
+/* The pool's columns, or on a big pool the RMP_COLS of least reduced cost
+ * under the last duals with every singleton and the incumbent's clusters
+ * (so a start and a feasible point are always there). Returns the count. */
+#define RMP_COLS 3000
+static int rmp_columns(CG *C, int *sel) {
+  int nc = C->cols.n, ns = 0;
+  if (nc <= RMP_COLS) {
+    for (int c = 0; c < nc; c++) sel[ns++] = c;
+    return ns;
   }
-  double *x = nz_xmalloc(sizeof(double) * (size_t)(nc + 1));
+  double *rc = nz_xmalloc(sizeof(double) * (size_t)nc);
+  int *order = nz_xmalloc(sizeof(int) * (size_t)nc);
+  for (int c = 0; c < nc; c++) rc[c] = col_rc(C, &C->cols.v[c]), order[c] = c;
+  qsort_r(order, (size_t)nc, sizeof(int), by_rc, rc);
+  char *taken = nz_xcalloc((size_t)nc, 1);
+  for (int c = 0; c < nc; c++)
+    if (C->cols.v[c].n == 1 || in_best(C, c)) taken[c] = 1, sel[ns++] = c;
+  for (int o = 0; o < nc && ns < RMP_COLS; o++)
+    if (!taken[order[o]]) taken[order[o]] = 1, sel[ns++] = order[o];
+  free(rc);
+  free(order);
+  free(taken);
+  return ns;
+}
+
+static void restricted_master(CG *C, double budget) {
+  int n = C->n;
+  int *sel = nz_xmalloc(sizeof(int) * (size_t)(C->cols.n + 1));
+  int ns = rmp_columns(C, sel);
+  FusIlp *m = pool_mip(C, sel, ns);
+  /* The incumbent's clusters are columns (offer adds them): the start. */
+  double *start = nz_xcalloc((size_t)(ns + 1), sizeof(double));
+  for (int j = 0; j < ns; j++) start[j] = in_best(C, sel[j]);
+  double *x = nz_xmalloc(sizeof(double) * (size_t)(ns + 1));
   int *cl = nz_xmalloc(sizeof(int) * (size_t)n);
   double stop = now() + budget;
   for (int round = 0; round < 20; round++) {
@@ -1142,12 +1198,18 @@ static void restricted_master(CG *C, double budget) {
     if (C->deadline > 0 && C->deadline - now() < left) left = C->deadline - now();
     if (left <= 0.01) break;
     FusIlpResult r;
-    if (fus_ilp_solve(C->opt->solver, m, left, round == 0 ? start : NULL, x, &r) != 0 || !r.has_solution) break;
+    int bad = fus_ilp_solve(C->opt->solver, m, left, round == 0 ? start : NULL, x, &r) != 0;
+    if (getenv("NESSIE_CG_TRACE"))
+      fprintf(stderr, "ilp-cg: restricted master round %d: %d columns, %s%s, objective %.0f, %ld nodes, %.2f s of %.2f\n", round,
+              ns, bad ? "error" : r.has_solution ? "solution" : "none", r.optimal ? " (optimal)" : "", r.objective, r.nodes,
+              left - (stop - now()), left);
+    if (bad || !r.has_solution) break;
     int k = 0;
     for (int i = 0; i < n; i++) cl[i] = -1;
-    for (int c = 0; c < nc; c++)
-      if (x[c] > 0.5) {
-        for (int p = 0; p < C->cols.v[c].n; p++) cl[C->cols.v[c].mem[p]] = k;
+    for (int j = 0; j < ns; j++)
+      if (x[j] > 0.5) {
+        const Col *col = &C->cols.v[sel[j]];
+        for (int p = 0; p < col->n; p++) cl[col->mem[p]] = k;
         k++;
       }
     int *cin = nz_xmalloc(sizeof(int) * ((size_t)n + 1)), *cout = nz_xmalloc(sizeof(int) * ((size_t)n + 1));
@@ -1155,14 +1217,32 @@ static void restricted_master(CG *C, double budget) {
     if (len == 0) {
       offer(C, cl, 1);
     } else {
+      /* Repaired, it may still beat the incumbent: clusters on a cycle are
+       * split until none is left, then the local search merges back. */
+      int *fix = nz_xmalloc(sizeof(int) * (size_t)n);
+      memcpy(fix, cl, sizeof(int) * (size_t)n);
+      fus_partition_canon(n, fix);
+      int *ci = nz_xmalloc(sizeof(int) * ((size_t)n + 1)), *co = nz_xmalloc(sizeof(int) * ((size_t)n + 1));
+      for (int next = n; fus_contracted_cycle(C->g, fix, ci, co) > 0;) {
+        int split = fix[ci[0]];
+        for (int i = 0; i < n; i++)
+          if (fix[i] == split) fix[i] = next++;
+        fus_partition_canon(n, fix);
+        next = n;
+      }
+      fus_improve(C->g, fix, NULL, 0.05);
+      offer(C, fix, 1);
+      free(fix);
+      free(ci);
+      free(co);
       /* Not these columns together. */
       fus_ilp_row(m, nz_sprintf(m->arena, "nogood_%d", round), 'L', 0);
       int terms = 0;
-      for (int c = 0; c < nc; c++)
-        if (x[c] > 0.5) {
+      for (int j = 0; j < ns; j++)
+        if (x[j] > 0.5) {
           int hit = 0;
-          for (int e = 0; e < len && !hit; e++) hit = BIT(C->cols.v[c].bits, cin[e]);
-          if (hit) fus_ilp_term(m, c, 1), terms++;
+          for (int e = 0; e < len && !hit; e++) hit = BIT(C->cols.v[sel[j]].bits, cin[e]);
+          if (hit) fus_ilp_term(m, j, 1), terms++;
         }
       m->rhs[m->nrows - 1] = terms - 1;
     }
@@ -1170,6 +1250,7 @@ static void restricted_master(CG *C, double budget) {
     free(cout);
     if (len == 0) break;
   }
+  free(sel);
   free(start);
   free(x);
   free(cl);
@@ -1369,7 +1450,10 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
   }
   int rc = 0;
   if (opt->dump_ilp && n > 0) {
-    FusIlp *m = pool_mip(&C); /* the final restricted master */
+    int *sel = nz_xmalloc(sizeof(int) * (size_t)(C.cols.n + 1));
+    for (int c = 0; c < C.cols.n; c++) sel[c] = c;
+    FusIlp *m = pool_mip(&C, sel, C.cols.n); /* the final restricted master */
+    free(sel);
     rc = fus_ilp_dump(m, opt);
     fus_ilp_free(m);
   }
@@ -1381,8 +1465,8 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
   out->nodes = C.nodes;
   out->solver_objective = C.best_obj;
   if (getenv("NESSIE_CG_TRACE"))
-    fprintf(stderr, "ilp-cg: %ld nodes, %ld LPs, %d columns, %d cuts, %s, %.3f s\n", C.nodes, C.lps, C.cols.n,
-            C.cuts.n, fus_status_name(out->status), out->solve_seconds);
+    fprintf(stderr, "ilp-cg: %ld nodes, %ld LPs, %d columns, %d cuts, %s, %.3f s (pricing %.2f s, simplex %.2f s)\n",
+            C.nodes, C.lps, C.cols.n, C.cuts.n, fus_status_name(out->status), out->solve_seconds, C.t_price, C.t_lp);
   for (int e = 0; e < all.n; e++) free(all.v[e]);
   nz_vec_free(all);
   nz_vec_free(open);
