@@ -89,6 +89,7 @@ typedef struct {
   double deadline;
   int timed_out;
   long nodes, lps;
+  int root_rounds;
   double t_price, t_lp; /* seconds spent pricing and in the simplex */
   FusOptions *opt;
 } CG;
@@ -653,6 +654,86 @@ static int by_api_desc(const void *x, const void *y, void *ctx) {
   return a > b ? -1 : a < b ? 1 : *(const int *)x - *(const int *)y;
 }
 
+/* Greedy pricing: from each atom, add the compatible atom (with whatever
+ * convexity then forces in) that raises the value most, while it rises; a
+ * set worth a negative reduced cost that is not in the pool becomes a
+ * column. Cheap (no proof of anything), and often enough on deep regions
+ * where the bounded search needs many nodes before its first column. */
+static int price_greedy(CG *C, FusWeights w) {
+  int n = C->n, W = C->W, na = C->natoms, added = 0;
+  w.kernels -= C->rho;
+  uint64_t *in = nz_xmalloc(sizeof(uint64_t) * (size_t)W), *trial = nz_xmalloc(sizeof(uint64_t) * (size_t)W);
+  uint64_t *best_in = nz_xmalloc(sizeof(uint64_t) * (size_t)W);
+  int *mem = nz_xmalloc(sizeof(int) * ((size_t)n + 1)), *tm = nz_xmalloc(sizeof(int) * ((size_t)n + 1));
+  char *inatom = nz_xmalloc((size_t)na + 1), *tatom = nz_xmalloc((size_t)na + 1);
+  for (int seed = 0; seed < na && !out_of_time(C); seed++) {
+    if (C->api[seed] <= 0) continue;
+    memset(in, 0, sizeof(uint64_t) * (size_t)W);
+    memset(inatom, 0, (size_t)na);
+    inatom[seed] = 1;
+    for (int e = C->astart[seed]; e < C->astart[seed + 1]; e++) SETB(in, C->amem[e]);
+    double cur = -INFINITY;
+    for (;;) {
+      double bestv = cur;
+      int found = 0;
+      for (int b = 0; b < na; b++) {
+        if (inatom[b] || C->comp[C->amem[C->astart[b]]] != C->comp[C->amem[C->astart[seed]]]) continue;
+        /* The set with b, closed under convexity; NULL if that fails. */
+        memcpy(trial, in, sizeof(uint64_t) * (size_t)W);
+        memcpy(tatom, inatom, (size_t)na);
+        int ok = 1;
+        for (int add = b; ok && add >= 0;) {
+          for (int a = 0; a < na && ok; a++)
+            if (tatom[a] && !C->acompat[a * na + add]) ok = 0;
+          if (!ok) break;
+          tatom[add] = 1;
+          for (int e = C->astart[add]; e < C->astart[add + 1]; e++) SETB(trial, C->amem[e]);
+          /* The next invocation convexity asks for, if any. */
+          add = -1;
+          for (int x = 0; x < W && add < 0; x++) {
+            uint64_t d = 0, an = 0;
+            for (int i = 0; i < n; i++)
+              if (BIT(trial, i)) d |= C->g->path[(size_t)i * W + x], an |= C->anc[(size_t)i * W + x];
+            uint64_t mid = d & an & ~trial[x];
+            if (mid) add = C->aof[x * 64 + __builtin_ctzll(mid)];
+          }
+        }
+        if (!ok) continue;
+        int k = 0;
+        double pis = 0, pw = 0;
+        for (int i = 0; i < n; i++)
+          if (BIT(trial, i)) {
+            if (C->haspw)
+              for (int q = 0; q < k; q++) pw += C->pairw[tm[q] * n + i];
+            tm[k++] = i, pis += C->pi[i];
+          }
+        double v = pis - pw - cluster_cost(C, tm, k, trial, w);
+        if (v > bestv + 1e-9) bestv = v, found = 1, memcpy(best_in, trial, sizeof(uint64_t) * (size_t)W);
+      }
+      if (!found) break;
+      cur = bestv;
+      memcpy(in, best_in, sizeof(uint64_t) * (size_t)W);
+      for (int i = 0; i < n; i++)
+        if (BIT(in, i)) inatom[C->aof[i]] = 1;
+    }
+    if (cur > RC_EPS && find_col(C, in) < 0) {
+      int k = 0;
+      for (int i = 0; i < n; i++)
+        if (BIT(in, i)) mem[k++] = i;
+      add_col(C, mem, k);
+      added++;
+    }
+  }
+  free(in);
+  free(trial);
+  free(best_in);
+  free(mem);
+  free(tm);
+  free(inatom);
+  free(tatom);
+  return added;
+}
+
 /* Prices every component; adds the columns found. Returns how many were
  * added, and in *lagr_min the least reduced cost over every legal column
  * allowed here when the search was complete (else 1: unknown). */
@@ -888,7 +969,9 @@ static int column_generation(CG *C, int after_rows, double *bound) {
     /* A cheap search of every component first; the complete one, which the
      * bound needs, only when that finds nothing. */
     int added = price(C, C->w, 2000, &minrc, &complete);
-    if (!added) added = price(C, C->w, 0, &minrc, &complete);
+    if (!added && !getenv("NESSIE_CG_NOGREEDY")) added = price_greedy(C, C->w);
+    if (added) continue;
+    added = price(C, C->w, 0, &minrc, &complete);
     if (!complete) {
       if (C->timed_out) return -1;
       continue;
@@ -1223,12 +1306,17 @@ static void restricted_master(CG *C, double budget) {
       memcpy(fix, cl, sizeof(int) * (size_t)n);
       fus_partition_canon(n, fix);
       int *ci = nz_xmalloc(sizeof(int) * ((size_t)n + 1)), *co = nz_xmalloc(sizeof(int) * ((size_t)n + 1));
-      for (int next = n; fus_contracted_cycle(C->g, fix, ci, co) > 0;) {
-        int split = fix[ci[0]];
+      for (int len2; (len2 = fus_contracted_cycle(C->g, fix, ci, co)) > 0;) {
+        /* A cluster the cycle enters and leaves at different members has
+         * two or more; splitting it makes progress (a cycle of singletons
+         * is impossible in a DAG). */
+        int e = 0;
+        while (e < len2 && ci[e] == co[e]) e++;
+        if (e == len2) nz_die("ilp-cg: a cycle of single invocations");
+        int split = fix[ci[e]], next = n;
         for (int i = 0; i < n; i++)
           if (fix[i] == split) fix[i] = next++;
         fus_partition_canon(n, fix);
-        next = n;
       }
       fus_improve(C->g, fix, NULL, 0.05);
       offer(C, fix, 1);
@@ -1285,6 +1373,7 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
   C.n = n;
   C.W = W;
   C.opt = opt;
+  C.root_rounds = 50; /* measured: 10 or 3 rounds prove less at 200 invocations */
   C.apart = fus_apart(g);
   C.w = fus_cost_weights(g);
   C.anc = nz_xcalloc((size_t)n * (size_t)W + 1, sizeof(uint64_t));
@@ -1381,7 +1470,7 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
       if (bound > C.best_obj - PRUNE_GAP) break;
       if (!integral(&C, cl)) {
         /* Fractional: strengthen with two-cluster cycle rows, a few rounds. */
-        if (cut_rounds < (v->depth == 0 ? 50 : 5) && separate_two_cycles(&C, 100) > 0) {
+        if (cut_rounds < (v->depth == 0 ? C.root_rounds : 5) && separate_two_cycles(&C, 100) > 0) {
           cut_rounds++;
           rows_added = 1;
           continue;
