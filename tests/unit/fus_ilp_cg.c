@@ -88,6 +88,33 @@ int main(void) {
     CHECK("merge: ilp-cg == exhaustive", run(g, "ilp-cg", FUS_GLPK, &t2) == opt);
     fus_graph_free(g);
   }
+  /* Large regions under a short limit: the search stops, the last
+   * heuristics (rounding, the restricted master, its repair) run, and the
+   * schedule is legal (fus_schedule checks) and no worse than greedy. */
+  {
+    int worse = 0, runs = 0;
+    for (int r = 1; r <= 4; r++) {
+      FusGraph *g = fus_graph_random((uint64_t)(800 + r), 120 + 30 * r);
+      FusOptions o;
+      fus_options_default(&o);
+      o.time_limit = 0.4;
+      FusSchedule sc, gr;
+      if (fus_schedule(g, "ilp-cg", &o, &sc) != 0 || fus_schedule(g, "greedy-down", &o, &gr) != 0) {
+        worse++;
+        fus_graph_free(g);
+        continue;
+      }
+      FusCost a, b;
+      fus_cost(g, sc.cl, &a);
+      fus_cost(g, gr.cl, &b);
+      if (a.objective > b.objective || a.objective != sc.solver_objective) worse++;
+      runs++;
+      fus_schedule_free(&sc);
+      fus_schedule_free(&gr);
+      fus_graph_free(g);
+    }
+    CHECK("large regions under a 0.4 s limit: legal, no worse than greedy", worse == 0 && runs == 4);
+  }
   nz_intern_free_all();
   return 0;
 }
