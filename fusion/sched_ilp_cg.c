@@ -68,6 +68,7 @@ typedef struct {
   NZ_VEC(Col) cols;
   NZ_VEC(Cut) cuts;
   int *hash, hcap; /* open addressing over cols, -1 empty */
+  int nactive;      /* pool columns in the LP (col != 0) */
   /* The current node: together-sets ("atoms") and apart decisions. */
   int *uf;           /* union-find over invocations */
   char *dapart;      /* n*n: made apart by a decision */
@@ -171,35 +172,67 @@ static double cut_coef(const Cut *u, const Col *k) {
   return s;
 }
 
-/* Adds the cluster mem[0..k) (increasing, legal) unless present; returns its index. */
-static int add_col(CG *C, const int *mem, int k) {
+/* Orders indices by increasing value of ctx[index]. */
+static int by_rc(const void *x, const void *y, void *ctx) {
+  const double *rc = ctx;
+  double a = rc[*(const int *)x], b = rc[*(const int *)y];
+  return a < b ? -1 : a > b ? 1 : *(const int *)x - *(const int *)y;
+}
+
+/* May column k be used at the current node (no pair decided apart inside,
+ * every together-set wholly in or out)? */
+static int col_allowed(const CG *C, const Col *k) {
+  int n = C->n;
+  for (int p = 0; p < k->n; p++) {
+    int i = k->mem[p];
+    for (int q = p + 1; q < k->n; q++)
+      if (C->dapart[i * n + k->mem[q]]) return 0;
+    int a = C->aof[i];
+    for (int e = C->astart[a]; e < C->astart[a + 1]; e++)
+      if (!BIT(k->bits, C->amem[e])) return 0;
+  }
+  return 1;
+}
+
+/* Puts pool column c into the LP (it has none: col == 0). */
+static void activate(CG *C, int c) {
+  Col *k = &C->cols.v[c];
+  int nz = 0;
+  int *ind = nz_xmalloc(sizeof(int) * ((size_t)k->n + (size_t)C->cuts.n + 2));
+  double *val = nz_xmalloc(sizeof(double) * ((size_t)k->n + (size_t)C->cuts.n + 2));
+  for (int a = 0; a < k->n; a++) ind[++nz] = k->mem[a] + 1, val[nz] = 1;
+  ind[++nz] = C->n + 1, val[nz] = 1; /* the kernels row */
+  for (int u = 0; u < C->cuts.n; u++) {
+    double v = cut_coef(&C->cuts.v[u], k);
+    if (v != 0) ind[++nz] = C->cuts.v[u].row, val[nz] = v;
+  }
+  k->col = glp_add_cols(C->lp, 1);
+  glp_set_mat_col(C->lp, k->col, nz, ind, val);
+  glp_set_obj_coef(C->lp, k->col, k->cost);
+  glp_set_col_bnds(C->lp, k->col, col_allowed(C, k) ? GLP_LO : GLP_FX, 0, 0);
+  C->nactive++;
+  free(ind);
+  free(val);
+}
+
+/* Adds the cluster mem[0..k) (increasing, legal) unless present, and puts it
+ * in the LP unless there; returns its index, *fresh = 1 if it entered the LP. */
+static int add_col(CG *C, const int *mem, int k, int *fresh) {
   uint64_t *bits = nz_xcalloc((size_t)C->W, sizeof(uint64_t));
   for (int a = 0; a < k; a++) SETB(bits, mem[a]);
   int have = find_col(C, bits);
+  if (fresh) *fresh = have < 0 || C->cols.v[have].col == 0;
   if (have >= 0) {
     free(bits);
+    if (C->cols.v[have].col == 0) activate(C, have);
     return have;
   }
   Col col = {k, nz_xmalloc(sizeof(int) * (size_t)k), bits, 0, 0};
   memcpy(col.mem, mem, sizeof(int) * (size_t)k);
   col.cost = cluster_cost(C, mem, k, bits, C->w);
-  col.col = glp_add_cols(C->lp, 1);
-  int nz = 0;
-  int *ind = nz_xmalloc(sizeof(int) * ((size_t)k + (size_t)C->cuts.n + 2));
-  double *val = nz_xmalloc(sizeof(double) * ((size_t)k + (size_t)C->cuts.n + 2));
-  for (int a = 0; a < k; a++) ind[++nz] = mem[a] + 1, val[nz] = 1;
-  ind[++nz] = C->n + 1, val[nz] = 1; /* the kernels row */
-  for (int u = 0; u < C->cuts.n; u++) {
-    double s = cut_coef(&C->cuts.v[u], &col);
-    if (s != 0) ind[++nz] = C->cuts.v[u].row, val[nz] = s;
-  }
-  glp_set_mat_col(C->lp, col.col, nz, ind, val);
-  glp_set_obj_coef(C->lp, col.col, col.cost);
-  glp_set_col_bnds(C->lp, col.col, GLP_LO, 0, 0);
-  free(ind);
-  free(val);
   nz_vec_push(C->cols, col);
   int c = C->cols.n - 1;
+  activate(C, c);
   if (C->cols.n * 2 > C->hcap) {
     free(C->hash);
     C->hcap *= 2;
@@ -212,6 +245,11 @@ static int add_col(CG *C, const int *mem, int k) {
   return c;
 }
 
+/* A column's value in the LP solution (0 when it is not in the LP). */
+static double colx(const CG *C, const Col *k) {
+  return k->col ? glp_get_col_prim(C->lp, k->col) : 0;
+}
+
 /* Every cluster of a legal partition cl (canonical) into the pool. */
 static void add_partition(CG *C, const int *cl) {
   int n = C->n, k = 0;
@@ -222,7 +260,7 @@ static void add_partition(CG *C, const int *cl) {
     int m = 0;
     for (int i = 0; i < n; i++)
       if (cl[i] == c) mem[m++] = i;
-    add_col(C, mem, m);
+    add_col(C, mem, m, NULL);
   }
   free(mem);
 }
@@ -281,18 +319,8 @@ static int enter_node(CG *C, const Node *v) {
       C->acompat[a * na + b] = C->acompat[b * na + a] = 0;
     }
   /* Columns that break a decision are fixed at zero. */
-  for (int c = 0; c < C->cols.n; c++) {
-    const Col *k = &C->cols.v[c];
-    int allowed = 1;
-    for (int p = 0; p < k->n && allowed; p++) {
-      int i = k->mem[p];
-      for (int q = p + 1; q < k->n && allowed; q++) allowed = !C->dapart[i * n + k->mem[q]];
-      /* A together-set lies wholly inside or wholly outside. */
-      int a = C->aof[i];
-      for (int e = C->astart[a]; e < C->astart[a + 1] && allowed; e++) allowed = BIT(k->bits, C->amem[e]);
-    }
-    glp_set_col_bnds(C->lp, k->col, allowed ? GLP_LO : GLP_FX, 0, 0);
-  }
+  for (int c = 0; c < C->cols.n; c++)
+    if (C->cols.v[c].col) glp_set_col_bnds(C->lp, C->cols.v[c].col, col_allowed(C, &C->cols.v[c]) ? GLP_LO : GLP_FX, 0, 0);
   return ok;
 }
 
@@ -502,7 +530,8 @@ static void keep(Pricer *P, double rc) {
   /* Already in the pool: a column the LP priced at >= 0 within its own
    * tolerance. Not added again; its reduced cost still counts for the bound. */
   uint64_t *bits = P->in + (size_t)P->nmem * (size_t)C->W; /* the current set */
-  if (find_col(C, bits) >= 0) {
+  int have = find_col(C, bits);
+  if (have >= 0 && C->cols.v[have].col) {
     if (rc < P->dup_min) P->dup_min = rc;
     return;
   }
@@ -642,11 +671,6 @@ static double gains(Pricer *P, const int *cand, int nc, const uint64_t *reach) {
   return total;
 }
 
-static int by_rc(const void *x, const void *y, void *ctx) {
-  const double *rc = ctx;
-  double a = rc[*(const int *)x], b = rc[*(const int *)y];
-  return a < b ? -1 : a > b ? 1 : *(const int *)x - *(const int *)y;
-}
 
 static int by_api_desc(const void *x, const void *y, void *ctx) {
   const double *api = ctx;
@@ -716,11 +740,12 @@ static int price_greedy(CG *C, FusWeights w) {
       for (int i = 0; i < n; i++)
         if (BIT(in, i)) inatom[C->aof[i]] = 1;
     }
-    if (cur > RC_EPS && find_col(C, in) < 0) {
+    int have = find_col(C, in);
+    if (cur > RC_EPS && (have < 0 || C->cols.v[have].col == 0)) {
       int k = 0;
       for (int i = 0; i < n; i++)
         if (BIT(in, i)) mem[k++] = i;
-      add_col(C, mem, k);
+      add_col(C, mem, k, NULL);
       added++;
     }
   }
@@ -789,9 +814,9 @@ static int price(CG *C, FusWeights w, long limit, double *minrc, int *complete) 
           m[y] = m[y - 1];
           m[y - 1] = t;
         }
-      int before = C->cols.n;
-      add_col(C, m, k);
-      added += C->cols.n > before;
+      int fresh;
+      add_col(C, m, k, &fresh);
+      added += fresh;
     }
   }
   if (C->timed_out) *complete = 0;
@@ -910,7 +935,8 @@ static int solve_lp(CG *C, int dual) {
  * feasible (artificials out, costs restored), 0 if not, -1 on time out. */
 static int phase_one(CG *C) {
   int n = C->n, res = -1;
-  for (int c = 0; c < C->cols.n; c++) glp_set_obj_coef(C->lp, C->cols.v[c].col, 0);
+  for (int c = 0; c < C->cols.n; c++)
+    if (C->cols.v[c].col) glp_set_obj_coef(C->lp, C->cols.v[c].col, 0);
   for (int i = 0; i < n; i++) {
     glp_set_obj_coef(C->lp, i + 1, 1);
     glp_set_col_bnds(C->lp, i + 1, GLP_LO, 0, 0);
@@ -926,15 +952,16 @@ static int phase_one(CG *C) {
     read_duals(C);
     double minrc;
     int complete;
-    int before = C->cols.n;
     if (price(C, zero, 2000, &minrc, &complete) == 0 && price(C, zero, 0, &minrc, &complete) == 0) {
       res = complete ? 0 : -1;
       break;
     }
-    for (int c = before; c < C->cols.n; c++) glp_set_obj_coef(C->lp, C->cols.v[c].col, 0);
+    for (int c = 0; c < C->cols.n; c++)
+      if (C->cols.v[c].col) glp_set_obj_coef(C->lp, C->cols.v[c].col, 0);
   }
   (void)first_new;
-  for (int c = 0; c < C->cols.n; c++) glp_set_obj_coef(C->lp, C->cols.v[c].col, C->cols.v[c].cost);
+  for (int c = 0; c < C->cols.n; c++)
+    if (C->cols.v[c].col) glp_set_obj_coef(C->lp, C->cols.v[c].col, C->cols.v[c].cost);
   for (int i = 0; i < n; i++) {
     glp_set_obj_coef(C->lp, i + 1, 0);
     glp_set_col_bnds(C->lp, i + 1, GLP_FX, 0, 0);
@@ -964,12 +991,16 @@ static int column_generation(CG *C, int after_rows, double *bound) {
       continue;
     }
     if (st != GLP_OPT) return -1;
+    if (getenv("NESSIE_CG_TRACE") && C->lps % 50 == 0)
+      fprintf(stderr, "ilp-cg: LP %ld: z %.1f, %d columns in the LP, bound %.1f\n", C->lps, glp_get_obj_val(C->lp), C->nactive, *bound);
     double dualpart = read_duals(C), minrc;
     int complete;
     /* A cheap search of every component first; the complete one, which the
      * bound needs, only when that finds nothing. */
+    /* A cheap search of every component first, then the greedy one; the
+     * complete search, which the bound needs, only when both find nothing. */
     int added = price(C, C->w, 2000, &minrc, &complete);
-    if (!added && !getenv("NESSIE_CG_NOGREEDY")) added = price_greedy(C, C->w);
+    if (!added) added = price_greedy(C, C->w);
     if (added) continue;
     added = price(C, C->w, 0, &minrc, &complete);
     if (!complete) {
@@ -1012,7 +1043,7 @@ static int integral(CG *C, int *cl) {
   for (int i = 0; i < n; i++) cl[i] = -1;
   int k = 0;
   for (int c = 0; c < C->cols.n; c++) {
-    double x = glp_get_col_prim(C->lp, C->cols.v[c].col);
+    double x = colx(C, &C->cols.v[c]);
     if (x < 1e-6) continue;
     if (x < 1 - 1e-6) return 0;
     for (int p = 0; p < C->cols.v[c].n; p++) cl[C->cols.v[c].mem[p]] = k;
@@ -1032,6 +1063,7 @@ static void add_cut(CG *C, Cut *u) {
   nz_vec_push(ind, 0);
   nz_vec_push(val, 0);
   for (int c = 0; c < C->cols.n; c++) {
+    if (!C->cols.v[c].col) continue; /* gets its coefficient when it enters */
     double s = cut_coef(u, &C->cols.v[c]);
     if (s == 0) continue;
     nz_vec_push(ind, C->cols.v[c].col);
@@ -1048,7 +1080,7 @@ static double *pair_values(CG *C) {
   int n = C->n;
   double *f = nz_xcalloc((size_t)n * (size_t)n, sizeof(double));
   for (int c = 0; c < C->cols.n; c++) {
-    double x = glp_get_col_prim(C->lp, C->cols.v[c].col);
+    double x = colx(C, &C->cols.v[c]);
     if (x < 1e-9) continue;
     const Col *k = &C->cols.v[c];
     for (int p = 0; p < k->n; p++)
@@ -1157,7 +1189,7 @@ static void round_lp(CG *C) {
   NZ_VEC(int) order = {0};
   double *x = nz_xmalloc(sizeof(double) * (size_t)(C->cols.n + 1));
   for (int c = 0; c < C->cols.n; c++) {
-    x[c] = glp_get_col_prim(C->lp, C->cols.v[c].col);
+    x[c] = colx(C, &C->cols.v[c]);
     if (x[c] > 1e-6) nz_vec_push(order, c);
   }
   for (int a = 1; a < order.n; a++)
@@ -1427,9 +1459,15 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
     glp_set_mat_col(C.lp, i + 1, 1, ind, val);
     glp_set_col_bnds(C.lp, i + 1, GLP_FX, 0, 0);
   }
+  /* The root's state (no decisions) until the first node is entered. */
+  memset(C.dapart, 0, (size_t)n * (size_t)n + 1);
+  for (int i = 0; i <= n; i++) C.astart[i] = i;
+  for (int i = 0; i < n; i++) C.aof[i] = C.amem[i] = i;
+  C.natoms = n;
+  C.klo = 0, C.khi = n;
   /* The pool starts with every singleton and the greedy schedule, polished. */
   int *cl = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
-  for (int i = 0; i < n; i++) add_col(&C, &i, 1);
+  for (int i = 0; i < n; i++) add_col(&C, &i, 1, NULL);
   fus_greedy_best(g, cl);
   fus_improve(g, cl, NULL, 0.05);
   offer(&C, cl, 0);
@@ -1504,7 +1542,7 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
     /* The number of clusters first (it dominates the objective), then
      * Ryan-Foster on the most fractional pair. */
     double ks = 0;
-    for (int c = 0; c < C.cols.n; c++) ks += glp_get_col_prim(C.lp, C.cols.v[c].col);
+    for (int c = 0; c < C.cols.n; c++) ks += colx(&C, &C.cols.v[c]);
     int bi = -1, bj = -1, onk = fabs(ks - floor(ks + 0.5)) > 1e-6;
     if (!onk && !branch_pair(&C, &bi, &bj)) nz_die("ilp-cg: a fractional solution without a fractional pair");
     for (int t = 1; t >= 0; t--) {
