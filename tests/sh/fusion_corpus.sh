@@ -8,7 +8,7 @@ set -u
 bin=${NESSIE_BIN:-bin}
 fail=0
 bad() { echo "FAIL $*"; fail=1; }
-scheds=(none greedy-down greedy-up "ilp --solver=glpk" "ilp --solver=cbc")
+scheds=(none greedy-down greedy-up "ilp --solver=glpk" "ilp --solver=cbc" ilp-cg)
 for f in tests/lcu/*.lcu; do
   b=${f%.lcu}
   [ -f "$b.exit" ] && continue

@@ -38,7 +38,7 @@ for fam in random chain siblings diamond trap permute; do
         if ! "$nessie" "${run[@]}" >"$tmp/want" 2>&1; then
           fail "$spec: unfused run failed"; sed 's/^/    /' "$tmp/want" | head -n 5; continue
         fi
-        scheds="greedy-down greedy-up ilp"
+        scheds="greedy-down greedy-up ilp ilp-cg"
         [ $k -le 9 ] && scheds="$scheds exhaustive"
         for s in $scheds; do
           if ! "$nessie" "${run[@]}" --scheduler=$s --time-limit=5 >"$tmp/got" 2>&1; then
