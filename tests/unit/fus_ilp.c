@@ -9,6 +9,7 @@
  * form a cycle together are merged, and a time limit still yields a legal
  * schedule with an honest status. */
 #include "fusion.h"
+#include "fus_run.h"
 #include "unit.h"
 
 #include <glpk.h>
@@ -400,12 +401,7 @@ int main(void) {
    * {a,d} -> {b,c} -> {a,d}. The groups are merged and the optimum fuses one
    * pair (3 kernels, by exhaustive search). */
   {
-    FusGraph *g = fus_graph_parse("a REDUCE(n): x* -> $s\n"
-                                  "c REDUCE(m): y* -> $t\n"
-                                  "b REDUCE(m): y*, $s -> $u\n"
-                                  "d REDUCE(n): x*, $t -> $v\n"
-                                  "out $u $v\n",
-                                  "cross");
+    FusGraph *g = fus_graph_parse(FUS_CROSS_REGION, "cross");
     int best[4], both[4] = {0, 1, 1, 0};
     double opt = fus_exhaustive(g, best, NULL);
     FusCost c;

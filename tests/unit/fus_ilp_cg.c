@@ -4,25 +4,8 @@
  * cycle its separate cluster choices can form is cut without losing the
  * optimum. */
 #include "fusion.h"
+#include "fus_run.h"
 #include "unit.h"
-
-/* Runs sched; returns its cost if proven optimal, else -1 (printed). */
-static double run(const FusGraph *g, const char *sched, FusSolver s, double *secs) {
-  FusOptions o;
-  fus_options_default(&o);
-  o.solver = s;
-  FusSchedule sc;
-  if (fus_schedule(g, sched, &o, &sc) != 0) return -1;
-  FusCost c;
-  fus_cost(g, sc.cl, &c);
-  double r = sc.status == FUS_ST_OPTIMAL ? c.objective : -1;
-  if (sc.solver_objective != c.objective) r = -1;
-  if (r < 0) printf("  %s (%s): status %s, cost %.0f\n", sched, s == FUS_CBC ? "cbc" : "glpk", fus_status_name(sc.status),
-                    c.objective);
-  *secs += sc.solve_seconds;
-  fus_schedule_free(&sc);
-  return r;
-}
 
 int main(void) {
   /* Small regions against exhaustive search (seeds of their own). */
@@ -34,7 +17,7 @@ int main(void) {
     int best[10];
     double opt = fus_exhaustive(g, best, NULL);
     /* The solver only runs the restricted-master heuristic: both must agree. */
-    if (run(g, "ilp-cg", r % 2 ? FUS_GLPK : FUS_CBC, &t) != opt) bad++;
+    if (fus_run_proven(g, "ilp-cg", r % 2 ? FUS_GLPK : FUS_CBC, &t) != opt) bad++;
     regions++;
     fus_graph_free(g);
   }
@@ -46,7 +29,7 @@ int main(void) {
   double td = 0, tc = 0;
   for (int r = 1; r <= 12; r++) {
     FusGraph *g = fus_graph_random((uint64_t)(500 + r), 18 + 3 * r);
-    double a = run(g, "ilp-decomp", FUS_GLPK, &td), b = run(g, "ilp-cg", FUS_GLPK, &tc);
+    double a = fus_run_proven(g, "ilp-decomp", FUS_GLPK, &td), b = fus_run_proven(g, "ilp-cg", FUS_GLPK, &tc);
     if (a >= 0 && b >= 0) {
       compared++;
       if (a != b) bad_med++;
@@ -59,16 +42,11 @@ int main(void) {
   /* a, d fuse only with each other (REDUCE over n), b, c likewise (over m);
    * fusing both pairs makes the cycle {a,d} -> {b,c} -> {a,d}. */
   {
-    FusGraph *g = fus_graph_parse("a REDUCE(n): x* -> $s\n"
-                                  "c REDUCE(m): y* -> $t\n"
-                                  "b REDUCE(m): y*, $s -> $u\n"
-                                  "d REDUCE(n): x*, $t -> $v\n"
-                                  "out $u $v\n",
-                                  "cross");
+    FusGraph *g = fus_graph_parse(FUS_CROSS_REGION, "cross");
     int best[4];
     double opt = fus_exhaustive(g, best, NULL), t2 = 0;
-    CHECK("cross cycle: ilp-cg (glpk) == exhaustive", run(g, "ilp-cg", FUS_GLPK, &t2) == opt);
-    CHECK("cross cycle: ilp-cg (cbc) == exhaustive", run(g, "ilp-cg", FUS_CBC, &t2) == opt);
+    CHECK("cross cycle: ilp-cg (glpk) == exhaustive", fus_run_proven(g, "ilp-cg", FUS_GLPK, &t2) == opt);
+    CHECK("cross cycle: ilp-cg (cbc) == exhaustive", fus_run_proven(g, "ilp-cg", FUS_CBC, &t2) == opt);
     fus_graph_free(g);
   }
   /* {p,s} and {r,q} as two clusters form a cycle (p -> r, s -> q), but all
@@ -85,7 +63,7 @@ int main(void) {
     FusCost c;
     fus_cost(g, best, &c);
     CHECK("merge: one kernel at the optimum", c.kernels == 1);
-    CHECK("merge: ilp-cg == exhaustive", run(g, "ilp-cg", FUS_GLPK, &t2) == opt);
+    CHECK("merge: ilp-cg == exhaustive", fus_run_proven(g, "ilp-cg", FUS_GLPK, &t2) == opt);
     fus_graph_free(g);
   }
   /* Large regions under a short limit: the search stops, the last

@@ -3,25 +3,8 @@
  * ilp-lazy's proven optimum on medium ones, and a region whose components'
  * separate optima form a cycle together is merged and solved right. */
 #include "fusion.h"
+#include "fus_run.h"
 #include "unit.h"
-
-/* Runs sched; returns its cost if proven optimal, else -1 (printed). */
-static double run(const FusGraph *g, const char *sched, FusSolver s, double *secs) {
-  FusOptions o;
-  fus_options_default(&o);
-  o.solver = s;
-  FusSchedule sc;
-  if (fus_schedule(g, sched, &o, &sc) != 0) return -1;
-  FusCost c;
-  fus_cost(g, sc.cl, &c);
-  double r = sc.status == FUS_ST_OPTIMAL ? c.objective : -1;
-  if (sc.solver_objective != c.objective) r = -1;
-  if (r < 0) printf("  %s (%s): status %s, cost %.0f\n", sched, s == FUS_CBC ? "cbc" : "glpk", fus_status_name(sc.status),
-                    c.objective);
-  *secs += sc.solve_seconds;
-  fus_schedule_free(&sc);
-  return r;
-}
 
 int main(void) {
   /* Small regions against exhaustive search (other seeds than fus_ilp.c). */
@@ -32,8 +15,8 @@ int main(void) {
     FusGraph *g = fus_graph_random((uint64_t)(7000 + r), n);
     int best[9];
     double opt = fus_exhaustive(g, best, NULL);
-    if (run(g, "ilp-decomp", FUS_GLPK, &t) != opt) bad++;
-    if (run(g, "ilp-decomp", FUS_CBC, &t) != opt) bad++;
+    if (fus_run_proven(g, "ilp-decomp", FUS_GLPK, &t) != opt) bad++;
+    if (fus_run_proven(g, "ilp-decomp", FUS_CBC, &t) != opt) bad++;
     regions++;
     fus_graph_free(g);
   }
@@ -45,7 +28,7 @@ int main(void) {
   double tl = 0, td = 0;
   for (int r = 1; r <= 12; r++) {
     FusGraph *g = fus_graph_random((uint64_t)(300 + r), 18 + 2 * r);
-    double a = run(g, "ilp-lazy", FUS_GLPK, &tl), b = run(g, "ilp-decomp", FUS_GLPK, &td);
+    double a = fus_run_proven(g, "ilp-lazy", FUS_GLPK, &tl), b = fus_run_proven(g, "ilp-decomp", FUS_GLPK, &td);
     if (a >= 0) {
       compared++;
       if (a != b) bad_med++;
@@ -60,12 +43,7 @@ int main(void) {
    * pair, but both fusions together make the cycle {a,d} -> {b,c} -> {a,d}:
    * the optimum fuses one pair (3 kernels), found by exhaustive search. */
   {
-    FusGraph *g = fus_graph_parse("a REDUCE(n): x* -> $s\n"
-                                  "c REDUCE(m): y* -> $t\n"
-                                  "b REDUCE(m): y*, $s -> $u\n"
-                                  "d REDUCE(n): x*, $t -> $v\n"
-                                  "out $u $v\n",
-                                  "cross");
+    FusGraph *g = fus_graph_parse(FUS_CROSS_REGION, "cross");
     int best[4];
     double opt = fus_exhaustive(g, best, NULL);
     FusCost c;
@@ -76,8 +54,8 @@ int main(void) {
     both = !fus_legal(g, cl, NULL);
     CHECK("cross-component cycle: the separate optima are illegal together", both);
     CHECK("cross-component cycle: 3 kernels at the optimum", c.kernels == 3);
-    CHECK("cross-component cycle: ilp-decomp (glpk) == exhaustive", run(g, "ilp-decomp", FUS_GLPK, &t2) == opt);
-    CHECK("cross-component cycle: ilp-decomp (cbc) == exhaustive", run(g, "ilp-decomp", FUS_CBC, &t2) == opt);
+    CHECK("cross-component cycle: ilp-decomp (glpk) == exhaustive", fus_run_proven(g, "ilp-decomp", FUS_GLPK, &t2) == opt);
+    CHECK("cross-component cycle: ilp-decomp (cbc) == exhaustive", fus_run_proven(g, "ilp-decomp", FUS_CBC, &t2) == opt);
     fus_graph_free(g);
   }
   nz_intern_free_all();
