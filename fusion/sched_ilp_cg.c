@@ -969,6 +969,18 @@ static int phase_one(CG *C) {
   return res;
 }
 
+/* Against primal degeneracy: the partition rows' right-hand sides become
+ * 1 + δ_i with distinct δ_i of about 1e-5 (above GLPK's feasibility
+ * tolerance), so a column entering the basis moves the solution instead of
+ * pivoting in place. The bound does not care (it holds for any duals);
+ * the rows are set back to 1 before the node's LP is taken as converged. */
+static void perturb(CG *C, int on) {
+  for (int i = 0; i < C->n; i++) {
+    double r = on ? 1 + 1e-5 * (1 + (double)((i * 7919) % 97) / 97) : 1;
+    glp_set_row_bnds(C->lp, i + 1, GLP_FX, r, r);
+  }
+}
+
 /* Column generation at the current node until no column prices out, or
  * until the bound can no longer rise to the next integer. Returns 1 with
  * *bound the node's (Lagrangian) bound, 0 if infeasible, -1 on time out.
@@ -979,6 +991,8 @@ static int phase_one(CG *C) {
 static int column_generation(CG *C, int after_rows, double *bound) {
   int dual = after_rows;
   *bound = -INFINITY;
+  int perturbed = 1;
+  perturb(C, 1);
   for (;;) {
     if (out_of_time(C)) return -1;
     if (solve_lp(C, dual) != 0) return -1;
@@ -1010,10 +1024,16 @@ static int column_generation(CG *C, int after_rows, double *bound) {
     double kappa = C->khi < C->n ? C->khi : C->n;
     double lb = dualpart + kappa * (minrc < -RC_EPS ? minrc : -RC_EPS);
     if (lb > *bound) *bound = lb;
+    if (!added && perturbed) {
+      perturb(C, 0);
+      perturbed = 0;
+      dual = 1;
+      continue;
+    }
     if (!added) return 1;
     /* The LP value is at least the LP optimum: once the bound reaches its
      * integer, more columns cannot raise the node's integer bound. */
-    if (ceil(*bound - 1e-4) >= ceil(glp_get_obj_val(C->lp) - 1e-4)) return 1;
+    if (!perturbed && ceil(*bound - 1e-4) >= ceil(glp_get_obj_val(C->lp) - 1e-4)) return 1;
   }
 }
 
