@@ -970,13 +970,17 @@ static int phase_one(CG *C) {
 }
 
 /* Against primal degeneracy: the partition rows' right-hand sides become
- * 1 + δ_i with distinct δ_i of about 1e-5 (above GLPK's feasibility
- * tolerance), so a column entering the basis moves the solution instead of
- * pivoting in place. The bound does not care (it holds for any duals);
- * the rows are set back to 1 before the node's LP is taken as converged. */
+ * 1 + δ with δ of about 1e-5 (above GLPK's feasibility tolerance), distinct
+ * per together-set (rows that every column covers together must agree), so
+ * a column entering the basis moves the solution instead of pivoting in
+ * place. The bound does not care (it holds for any duals). The perturbed LP
+ * may still be infeasible where the real one is not (a column forced to
+ * cover rows of different δ), so only an unperturbed LP may declare a node
+ * infeasible, and the rows are set back to 1 before the node's LP is taken
+ * as converged. */
 static void perturb(CG *C, int on) {
   for (int i = 0; i < C->n; i++) {
-    double r = on ? 1 + 1e-5 * (1 + (double)((i * 7919) % 97) / 97) : 1;
+    double r = on ? 1 + 1e-5 * (1 + (double)((C->aof[i] * 7919) % 97) / 97) : 1;
     glp_set_row_bnds(C->lp, i + 1, GLP_FX, r, r);
   }
 }
@@ -1001,6 +1005,11 @@ static int column_generation(CG *C, int after_rows, double *bound) {
     if (st == GLP_NOFEAS || st == GLP_INFEAS || st == GLP_UNDEF) {
       int f = phase_one(C);
       *bound = -INFINITY;
+      if (f == 0 && perturbed) { /* not trusted: again, unperturbed */
+        perturb(C, 0);
+        perturbed = 0;
+        continue;
+      }
       if (f <= 0) return f;
       continue;
     }
