@@ -302,7 +302,7 @@ static int solve_group(const FusGroup *G, const FusGroupModel *gm, FusWeights w,
  * makes a cycle (a cycle through parts of one former cluster would run
  * between single invocations of a DAG), so this ends, with a legal partition
  * when cl satisfied the pair rule. */
-static void split_cycles(const FusGraph *g, int *cl, int *cin, int *cout, const char *name) {
+void fus_split_cycles(const FusGraph *g, int *cl, int *cin, int *cout, const char *name) {
   int n = g->ninv, len;
   fus_partition_canon(n, cl);
   while ((len = fus_contracted_cycle(g, cl, cin, cout)) > 0) {
@@ -400,7 +400,7 @@ int fus_sched_decomposed(const FusGraph *g, FusOptions *opt, FusSchedule *out, c
          * left (splitting a cluster into singletons never makes a cycle), is
          * usually much closer to the optimum than greedy. */
         for (int i = 0; i < n; i++) sol[i] = grp[i] == r ? n + best[i] : i;
-        split_cycles(g, sol, cin2, cout2, gm->name);
+        fus_split_cycles(g, sol, cin2, cout2, gm->name);
         FusCost a, b;
         fus_cost(g, sol, &a);
         fus_cost(g, start, &b);
@@ -511,7 +511,7 @@ int fus_sched_decomposed(const FusGraph *g, FusOptions *opt, FusSchedule *out, c
   } else {
     /* Out of time: the groups' best partitions together, with any cycle
      * between them split away, if that beats greedy. */
-    split_cycles(g, comb, cin, cout, gm->name);
+    fus_split_cycles(g, comb, cin, cout, gm->name);
     if (!getenv("NESSIE_DECOMP_NOLOCAL")) fus_improve(g, comb, NULL, opt->time_limit > 0 ? 0.02 * opt->time_limit : 0.2);
     FusCost a, b;
     fus_cost(g, comb, &a);

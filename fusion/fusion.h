@@ -345,6 +345,10 @@ void fus_ilp_read_rows(FusIlp *m, const FusGraph *g, FusWeights w, const int *li
  * chosen greedily (most apart partners first): a lower bound on the kernels
  * (row kernels_clique). */
 int fus_apart_clique(const FusGraph *g, const char *apart, const int *mem, int ng);
+/* Makes a partition that satisfies the pair rule acyclic (and so legal) by
+ * splitting into single invocations a cluster on each contracted cycle in
+ * turn; cl ends canonical. cin/cout: room for n entries; name for errors. */
+void fus_split_cycles(const FusGraph *g, int *cl, int *cin, int *cout, const char *name);
 /* The better of greedy-down and greedy-up (a legal start and the fallback). */
 void fus_greedy_best(const FusGraph *g, int *cl);
 

@@ -68,7 +68,6 @@ typedef struct {
   NZ_VEC(Col) cols;
   NZ_VEC(Cut) cuts;
   int *hash, hcap; /* open addressing over cols, -1 empty */
-  int nactive;      /* pool columns in the LP (col != 0) */
   /* The current node: together-sets ("atoms") and apart decisions. */
   int *uf;           /* union-find over invocations */
   char *dapart;      /* n*n: made apart by a decision */
@@ -194,7 +193,7 @@ static int col_allowed(const CG *C, const Col *k) {
   return 1;
 }
 
-/* Puts pool column c into the LP (it has none: col == 0). */
+/* Puts pool column c into the LP, with the current node's bounds. */
 static void activate(CG *C, int c) {
   Col *k = &C->cols.v[c];
   int nz = 0;
@@ -210,21 +209,19 @@ static void activate(CG *C, int c) {
   glp_set_mat_col(C->lp, k->col, nz, ind, val);
   glp_set_obj_coef(C->lp, k->col, k->cost);
   glp_set_col_bnds(C->lp, k->col, col_allowed(C, k) ? GLP_LO : GLP_FX, 0, 0);
-  C->nactive++;
   free(ind);
   free(val);
 }
 
-/* Adds the cluster mem[0..k) (increasing, legal) unless present, and puts it
- * in the LP unless there; returns its index, *fresh = 1 if it entered the LP. */
+/* Adds the cluster mem[0..k) (increasing, legal) to the pool and the LP
+ * unless present; returns its index, *fresh = 1 if it is new. */
 static int add_col(CG *C, const int *mem, int k, int *fresh) {
   uint64_t *bits = nz_xcalloc((size_t)C->W, sizeof(uint64_t));
   for (int a = 0; a < k; a++) SETB(bits, mem[a]);
   int have = find_col(C, bits);
-  if (fresh) *fresh = have < 0 || C->cols.v[have].col == 0;
+  if (fresh) *fresh = have < 0;
   if (have >= 0) {
     free(bits);
-    if (C->cols.v[have].col == 0) activate(C, have);
     return have;
   }
   Col col = {k, nz_xmalloc(sizeof(int) * (size_t)k), bits, 0, 0};
@@ -245,9 +242,9 @@ static int add_col(CG *C, const int *mem, int k, int *fresh) {
   return c;
 }
 
-/* A column's value in the LP solution (0 when it is not in the LP). */
+/* A column's value in the LP solution. */
 static double colx(const CG *C, const Col *k) {
-  return k->col ? glp_get_col_prim(C->lp, k->col) : 0;
+  return glp_get_col_prim(C->lp, k->col);
 }
 
 /* Every cluster of a legal partition cl (canonical) into the pool. */
@@ -320,7 +317,7 @@ static int enter_node(CG *C, const Node *v) {
     }
   /* Columns that break a decision are fixed at zero. */
   for (int c = 0; c < C->cols.n; c++)
-    if (C->cols.v[c].col) glp_set_col_bnds(C->lp, C->cols.v[c].col, col_allowed(C, &C->cols.v[c]) ? GLP_LO : GLP_FX, 0, 0);
+    glp_set_col_bnds(C->lp, C->cols.v[c].col, col_allowed(C, &C->cols.v[c]) ? GLP_LO : GLP_FX, 0, 0);
   return ok;
 }
 
@@ -531,7 +528,7 @@ static void keep(Pricer *P, double rc) {
    * tolerance. Not added again; its reduced cost still counts for the bound. */
   uint64_t *bits = P->in + (size_t)P->nmem * (size_t)C->W; /* the current set */
   int have = find_col(C, bits);
-  if (have >= 0 && C->cols.v[have].col) {
+  if (have >= 0) {
     if (rc < P->dup_min) P->dup_min = rc;
     return;
   }
@@ -554,7 +551,7 @@ static void keep(Pricer *P, double rc) {
  * the atoms that may still join (later in the order, compatible with all). */
 static void price_dfs(Pricer *P, int *cand, int nc, double pis, double pw) {
   CG *C = P->C;
-  int W = C->W, n = C->n;
+  int W = C->W;
   if ((++P->work & 1023) == 0 && out_of_time(C)) {
     P->complete = 0;
     return;
@@ -614,7 +611,6 @@ static void price_dfs(Pricer *P, int *cand, int nc, double pis, double pw) {
       if (nn > 0 && bound > RC_EPS) price_dfs(P, next, nn, pis2, pw2);
     }
     P->nmem = base;
-    (void)n;
   }
   free(next);
 }
@@ -741,7 +737,7 @@ static int price_greedy(CG *C, FusWeights w) {
         if (BIT(in, i)) inatom[C->aof[i]] = 1;
     }
     int have = find_col(C, in);
-    if (cur > RC_EPS && (have < 0 || C->cols.v[have].col == 0)) {
+    if (cur > RC_EPS && have < 0) {
       int k = 0;
       for (int i = 0; i < n; i++)
         if (BIT(in, i)) mem[k++] = i;
@@ -936,13 +932,12 @@ static int solve_lp(CG *C, int dual) {
 static int phase_one(CG *C) {
   int n = C->n, res = -1;
   for (int c = 0; c < C->cols.n; c++)
-    if (C->cols.v[c].col) glp_set_obj_coef(C->lp, C->cols.v[c].col, 0);
+    glp_set_obj_coef(C->lp, C->cols.v[c].col, 0);
   for (int i = 0; i < n; i++) {
     glp_set_obj_coef(C->lp, i + 1, 1);
     glp_set_col_bnds(C->lp, i + 1, GLP_LO, 0, 0);
   }
   FusWeights zero = {0, 0, 0};
-  int first_new = C->cols.n;
   for (;;) {
     if (solve_lp(C, 0) != 0) break;
     if (glp_get_obj_val(C->lp) < 1e-9) {
@@ -957,11 +952,10 @@ static int phase_one(CG *C) {
       break;
     }
     for (int c = 0; c < C->cols.n; c++)
-      if (C->cols.v[c].col) glp_set_obj_coef(C->lp, C->cols.v[c].col, 0);
+      glp_set_obj_coef(C->lp, C->cols.v[c].col, 0);
   }
-  (void)first_new;
   for (int c = 0; c < C->cols.n; c++)
-    if (C->cols.v[c].col) glp_set_obj_coef(C->lp, C->cols.v[c].col, C->cols.v[c].cost);
+    glp_set_obj_coef(C->lp, C->cols.v[c].col, C->cols.v[c].cost);
   for (int i = 0; i < n; i++) {
     glp_set_obj_coef(C->lp, i + 1, 0);
     glp_set_col_bnds(C->lp, i + 1, GLP_FX, 0, 0);
@@ -1015,7 +1009,7 @@ static int column_generation(CG *C, int after_rows, double *bound) {
     }
     if (st != GLP_OPT) return -1;
     if (getenv("NESSIE_CG_TRACE") && C->lps % 50 == 0)
-      fprintf(stderr, "ilp-cg: LP %ld: z %.1f, %d columns in the LP, bound %.1f\n", C->lps, glp_get_obj_val(C->lp), C->nactive, *bound);
+      fprintf(stderr, "ilp-cg: LP %ld: z %.1f, %d columns in the LP, bound %.1f\n", C->lps, glp_get_obj_val(C->lp), C->cols.n, *bound);
     double dualpart = read_duals(C), minrc;
     int complete;
     /* A cheap search of every component first; the complete one, which the
@@ -1092,7 +1086,6 @@ static void add_cut(CG *C, Cut *u) {
   nz_vec_push(ind, 0);
   nz_vec_push(val, 0);
   for (int c = 0; c < C->cols.n; c++) {
-    if (!C->cols.v[c].col) continue; /* gets its coefficient when it enters */
     double s = cut_coef(u, &C->cols.v[c]);
     if (s == 0) continue;
     nz_vec_push(ind, C->cols.v[c].col);
@@ -1365,20 +1358,8 @@ static void restricted_master(CG *C, double budget) {
        * split until none is left, then the local search merges back. */
       int *fix = nz_xmalloc(sizeof(int) * (size_t)n);
       memcpy(fix, cl, sizeof(int) * (size_t)n);
-      fus_partition_canon(n, fix);
       int *ci = nz_xmalloc(sizeof(int) * ((size_t)n + 1)), *co = nz_xmalloc(sizeof(int) * ((size_t)n + 1));
-      for (int len2; (len2 = fus_contracted_cycle(C->g, fix, ci, co)) > 0;) {
-        /* A cluster the cycle enters and leaves at different members has
-         * two or more; splitting it makes progress (a cycle of singletons
-         * is impossible in a DAG). */
-        int e = 0;
-        while (e < len2 && ci[e] == co[e]) e++;
-        if (e == len2) nz_die("ilp-cg: a cycle of single invocations");
-        int split = fix[ci[e]], next = n;
-        for (int i = 0; i < n; i++)
-          if (fix[i] == split) fix[i] = next++;
-        fus_partition_canon(n, fix);
-      }
+      fus_split_cycles(C->g, fix, ci, co, "ilp-cg");
       fus_improve(C->g, fix, NULL, 0.05);
       offer(C, fix, 1);
       free(fix);
