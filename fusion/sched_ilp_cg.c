@@ -1,8 +1,10 @@
 /* sched_ilp_cg.c — `ilp-cg`: the fusion problem as set partitioning over legal
  * clusters, solved exactly by branch-and-price (ILP.md, "Set partitioning").
  * One 0/1 column per legal cluster, priced by a search over convex sets of
- * pairwise fusable invocations; GLPK solves the master LPs, Ryan–Foster
- * branching on pairs, acyclicity by cuts on fused pairs. */
+ * pairwise fusable invocations; CLP (or GLPK, NESSIE_CG_LP=glpk) solves the
+ * master LPs (cg_lp.c), Ryan–Foster branching on pairs, acyclicity by cuts on
+ * fused pairs. */
+#include "cg_lp.h"
 #include "fusion.h"
 
 #include <glpk.h>
@@ -64,9 +66,11 @@ typedef struct {
   FusWeights w;
   uint64_t *anc; /* row j, bit m: m ⇝ j */
   int *comp, ncomp;
-  glp_prob *lp;
+  CgLp *lp;
+  int lp_status; /* cg_lp_solve's last result */
   NZ_VEC(Col) cols;
   NZ_VEC(Cut) cuts;
+  NZ_VEC(Cut) pending; /* valid cuts not yet in the LP (add_pending_cuts) */
   int *hash, hcap; /* open addressing over cols, -1 empty */
   /* The current node: together-sets ("atoms") and apart decisions. */
   int *uf;           /* union-find over invocations */
@@ -202,16 +206,13 @@ static void activate(CG *C, int c) {
   int nz = 0;
   int *ind = nz_xmalloc(sizeof(int) * ((size_t)k->n + (size_t)C->cuts.n + 2));
   double *val = nz_xmalloc(sizeof(double) * ((size_t)k->n + (size_t)C->cuts.n + 2));
-  for (int a = 0; a < k->n; a++) ind[++nz] = k->mem[a] + 1, val[nz] = 1;
-  ind[++nz] = C->n + 1, val[nz] = 1; /* the kernels row */
+  for (int a = 0; a < k->n; a++) ind[nz] = k->mem[a], val[nz++] = 1;
+  ind[nz] = C->n, val[nz++] = 1; /* the kernels row */
   for (int u = 0; u < C->cuts.n; u++) {
     double v = cut_coef(&C->cuts.v[u], k);
-    if (v != 0) ind[++nz] = C->cuts.v[u].row, val[nz] = v;
+    if (v != 0) ind[nz] = C->cuts.v[u].row, val[nz++] = v;
   }
-  k->col = glp_add_cols(C->lp, 1);
-  glp_set_mat_col(C->lp, k->col, nz, ind, val);
-  glp_set_obj_coef(C->lp, k->col, k->cost);
-  glp_set_col_bnds(C->lp, k->col, col_allowed(C, k) ? GLP_LO : GLP_FX, 0, 0);
+  k->col = cg_lp_add_col(C->lp, nz, ind, val, k->cost, 0, col_allowed(C, k) ? INFINITY : 0);
   free(ind);
   free(val);
 }
@@ -247,7 +248,7 @@ static int add_col(CG *C, const int *mem, int k, int *fresh) {
 
 /* A column's value in the LP solution. */
 static double colx(const CG *C, const Col *k) {
-  return glp_get_col_prim(C->lp, k->col);
+  return cg_lp_x(C->lp, k->col);
 }
 
 /* Every cluster of a legal partition cl (canonical) into the pool. */
@@ -289,7 +290,7 @@ static int enter_node(CG *C, const Node *v) {
     else
       C->dapart[u->i * n + u->j] = C->dapart[u->j * n + u->i] = 1;
   }
-  glp_set_row_bnds(C->lp, n + 1, C->klo == C->khi ? GLP_FX : GLP_DB, C->klo, C->khi);
+  cg_lp_row_bounds(C->lp, n, C->klo, C->khi);
   if (C->klo > C->khi) return 0;
   /* Atoms numbered by their smallest member. */
   int na = 0;
@@ -320,7 +321,7 @@ static int enter_node(CG *C, const Node *v) {
     }
   /* Columns that break a decision are fixed at zero. */
   for (int c = 0; c < C->cols.n; c++)
-    glp_set_col_bnds(C->lp, C->cols.v[c].col, col_allowed(C, &C->cols.v[c]) ? GLP_LO : GLP_FX, 0, 0);
+    cg_lp_col_bounds(C->lp, C->cols.v[c].col, 0, col_allowed(C, &C->cols.v[c]) ? INFINITY : 0);
   return ok;
 }
 
@@ -602,17 +603,17 @@ static void price_dfs(Pricer *P, int *cand, int nc, double pis, double pw) {
       if (mid) convex = 0;
       if (mid & ~reach[x]) hopeless = 1;
     }
-    if (!hopeless) {
+    if (!hopeless && convex) {
+      double rc = cluster_cost(C, P->mem, P->nmem, in, P->w) - pis2 + pw2;
+      if (rc < -RC_EPS) keep(P, rc);
+    }
+    if (!hopeless && nn > 0) { /* bounds only where there is a subtree */
       double lb = cluster_cost(C, P->mem, P->nmem, reach, P->w);
       double bound = pis2 - pw2 + gains(P, next, nn, reach) - lb;
-      if (convex) {
-        double rc = cluster_cost(C, P->mem, P->nmem, in, P->w) - pis2 + pw2;
-        if (rc < -RC_EPS) keep(P, rc);
-      }
       /* The cut bound is dearer; only where the cheap one fails with a
        * choice worth pruning. */
       if (nn >= 4 && bound > P->tau) bound = cut_bound(P, next, nn, pis2, pw2);
-      if (nn > 0 && bound > P->tau) price_dfs(P, next, nn, pis2, pw2);
+      if (bound > P->tau) price_dfs(P, next, nn, pis2, pw2);
     }
     P->nmem = base;
   }
@@ -846,10 +847,9 @@ static int price(CG *C, FusWeights w, long limit, double tau, double *minrc, int
 static double *lp_duals(CG *C) {
   int n = C->n;
   double *y = nz_xmalloc(sizeof(double) * ((size_t)n + 1 + (size_t)C->cuts.n));
-  for (int i = 0; i < n; i++) y[i] = glp_get_row_dual(C->lp, i + 1);
-  y[n] = glp_get_row_dual(C->lp, n + 1);
+  for (int i = 0; i <= n; i++) y[i] = cg_lp_dual(C->lp, i);
   for (int u = 0; u < C->cuts.n; u++) {
-    double d = glp_get_row_dual(C->lp, C->cuts.v[u].row);
+    double d = cg_lp_dual(C->lp, C->cuts.v[u].row);
     y[n + 1 + u] = d < 0 ? d : 0;
   }
   return y;
@@ -903,31 +903,23 @@ static double read_duals(CG *C) {
 
 /* ----------------------------------------------------------- master LP */
 
+/* Re-optimises the master; the result (CG_LP_*) is also kept in lp_status.
+ * Returns 0 if the LP was solved (optimal or infeasible), -1 if not. */
 static int solve_lp(CG *C, int dual) {
-  glp_smcp sp;
-  glp_init_smcp(&sp);
-  sp.msg_lev = GLP_MSG_OFF;
-  sp.meth = dual ? GLP_DUALP : GLP_PRIMAL;
-  if (getenv("NESSIE_CG_PT")) sp.pricing = GLP_PT_STD;
-  if (getenv("NESSIE_CG_DUALP")) sp.meth = GLP_DUALP;
+  double left = 0;
   if (C->deadline > 0) {
-    double left = C->deadline - now();
+    left = C->deadline - now();
     if (left <= 0) {
       C->timed_out = 1;
       return -1;
     }
-    sp.tm_lim = (int)(left * 1000) + 1;
   }
   C->lps++;
   double t0 = now();
-  int ret = glp_simplex(C->lp, &sp);
-  if (ret == GLP_EBADB || ret == GLP_ESING || ret == GLP_ECOND) {
-    glp_adv_basis(C->lp, 0);
-    ret = glp_simplex(C->lp, &sp);
-  }
-  if (ret == GLP_ETMLIM) C->timed_out = 1;
+  C->lp_status = cg_lp_solve(C->lp, dual, left);
+  if (C->lp_status == CG_LP_LIMIT) C->timed_out = 1;
   C->t_lp += now() - t0;
-  return ret == 0 ? 0 : -1;
+  return C->lp_status == CG_LP_OPT || C->lp_status == CG_LP_INFEAS ? 0 : -1;
 }
 
 /* Phase one for a node whose columns cannot cover every invocation: the
@@ -936,16 +928,15 @@ static int solve_lp(CG *C, int dual) {
  * feasible (artificials out, costs restored), 0 if not, -1 on time out. */
 static int phase_one(CG *C) {
   int n = C->n, res = -1;
-  for (int c = 0; c < C->cols.n; c++)
-    glp_set_obj_coef(C->lp, C->cols.v[c].col, 0);
+  for (int c = 0; c < C->cols.n; c++) cg_lp_cost(C->lp, C->cols.v[c].col, 0);
   for (int i = 0; i < n; i++) {
-    glp_set_obj_coef(C->lp, i + 1, 1);
-    glp_set_col_bnds(C->lp, i + 1, GLP_LO, 0, 0);
+    cg_lp_cost(C->lp, i, 1);
+    cg_lp_col_bounds(C->lp, i, 0, INFINITY);
   }
   FusWeights zero = {0, 0, 0};
   for (;;) {
-    if (solve_lp(C, 0) != 0) break;
-    if (glp_get_obj_val(C->lp) < 1e-9) {
+    if (solve_lp(C, 0) != 0 || C->lp_status != CG_LP_OPT) break;
+    if (cg_lp_value(C->lp) < 1e-9) {
       res = 1;
       break;
     }
@@ -956,14 +947,12 @@ static int phase_one(CG *C) {
       res = complete ? 0 : -1;
       break;
     }
-    for (int c = 0; c < C->cols.n; c++)
-      glp_set_obj_coef(C->lp, C->cols.v[c].col, 0);
+    for (int c = 0; c < C->cols.n; c++) cg_lp_cost(C->lp, C->cols.v[c].col, 0);
   }
-  for (int c = 0; c < C->cols.n; c++)
-    glp_set_obj_coef(C->lp, C->cols.v[c].col, C->cols.v[c].cost);
+  for (int c = 0; c < C->cols.n; c++) cg_lp_cost(C->lp, C->cols.v[c].col, C->cols.v[c].cost);
   for (int i = 0; i < n; i++) {
-    glp_set_obj_coef(C->lp, i + 1, 0);
-    glp_set_col_bnds(C->lp, i + 1, GLP_FX, 0, 0);
+    cg_lp_cost(C->lp, i, 0);
+    cg_lp_col_bounds(C->lp, i, 0, 0);
   }
   return res;
 }
@@ -980,12 +969,13 @@ static int phase_one(CG *C) {
 static void perturb(CG *C, int on) {
   for (int i = 0; i < C->n; i++) {
     double r = on ? 1 + 1e-5 * (1 + (double)((C->aof[i] * 7919) % 97) / 97) : 1;
-    glp_set_row_bnds(C->lp, i + 1, GLP_FX, r, r);
+    cg_lp_row_bounds(C->lp, i, r, r);
   }
 }
 
 static void round_lp(CG *C);
 static void restricted_master(CG *C, double budget);
+static void add_pending_cuts(CG *C);
 
 /* Column generation at the current node until no column prices out, or
  * until the bound can no longer rise to the next integer. Returns 1 with
@@ -1003,10 +993,14 @@ static int column_generation(CG *C, int after_rows, double *bound) {
   perturb(C, 1);
   for (;;) {
     if (out_of_time(C)) return -1;
+    if (C->pending.n > 0) {
+      add_pending_cuts(C);
+      dual = 1;
+    }
     if (solve_lp(C, dual) != 0) return -1;
     dual = 0;
-    int st = glp_get_status(C->lp);
-    if (st == GLP_NOFEAS || st == GLP_INFEAS || st == GLP_UNDEF) {
+    int st = C->lp_status;
+    if (st == CG_LP_INFEAS) {
       int f = phase_one(C);
       *bound = -INFINITY;
       if (f == 0 && perturbed) { /* not trusted: again, unperturbed */
@@ -1017,9 +1011,9 @@ static int column_generation(CG *C, int after_rows, double *bound) {
       if (f <= 0) return f;
       continue;
     }
-    if (st != GLP_OPT) return -1;
+    if (st != CG_LP_OPT) return -1;
     if (getenv("NESSIE_CG_TRACE") && C->lps % 50 == 0)
-      fprintf(stderr, "ilp-cg: LP %ld: z %.1f, %d columns in the LP, bound %.1f\n", C->lps, glp_get_obj_val(C->lp), C->cols.n, *bound);
+      fprintf(stderr, "ilp-cg: LP %ld: z %.1f, %d columns in the LP, bound %.1f\n", C->lps, cg_lp_value(C->lp), C->cols.n, *bound);
     double dualpart = read_duals(C), minrc;
     int complete;
     /* A long node (the root of a large region) gets the heuristics every
@@ -1027,7 +1021,7 @@ static int column_generation(CG *C, int after_rows, double *bound) {
      * search can be skipped (below), and the root of a 300-invocation
      * region may take the whole limit. */
     if (now() - (C->heur_time > node_start ? C->heur_time : node_start) > C->heur_every) {
-      if (st == GLP_OPT) round_lp(C);
+      round_lp(C);
       restricted_master(C, 0.3);
       C->heur_time = now();
     }
@@ -1053,7 +1047,7 @@ static int column_generation(CG *C, int after_rows, double *bound) {
     }
     double target = C->best_obj - PRUNE_GAP;
     if (!perturbed) {
-      double zc = ceil(glp_get_obj_val(C->lp) - 1e-4) - 1 + 2e-4;
+      double zc = ceil(cg_lp_value(C->lp) - 1e-4) - 1 + 2e-4;
       if (zc < target) target = zc;
     }
     target += 1e-3; /* strictly above: the bound must pass it, not equal it */
@@ -1061,7 +1055,7 @@ static int column_generation(CG *C, int after_rows, double *bound) {
     if (tau < RC_EPS) tau = RC_EPS;
     if (getenv("NESSIE_CG_TRACE"))
       fprintf(stderr, "ilp-cg: complete pricing at %.2f s (LP %ld): z %.3f, dual %.3f, target %.3f, tau %.3g\n",
-              now() - C->t_start, C->lps, glp_get_obj_val(C->lp), dualpart, target, tau);
+              now() - C->t_start, C->lps, cg_lp_value(C->lp), dualpart, target, tau);
     added = price(C, C->w, 0, tau, &minrc, &complete);
     if (!complete) {
       if (C->timed_out) return -1;
@@ -1079,7 +1073,7 @@ static int column_generation(CG *C, int after_rows, double *bound) {
     if (!added) return 1;
     /* The LP value is at least the LP optimum: once the bound reaches its
      * integer, more columns cannot raise the node's integer bound. */
-    if (!perturbed && ceil(*bound - 1e-4) >= ceil(glp_get_obj_val(C->lp) - 1e-4)) return 1;
+    if (!perturbed && ceil(*bound - 1e-4) >= ceil(cg_lp_value(C->lp) - 1e-4)) return 1;
   }
 }
 
@@ -1122,19 +1116,15 @@ static int integral(CG *C, int *cl) {
 
 /* Puts the cut u (pairs, signs, rhs filled) into the LP and the cut list. */
 static void add_cut(CG *C, Cut *u) {
-  u->row = glp_add_rows(C->lp, 1);
-  glp_set_row_bnds(C->lp, u->row, GLP_UP, 0, u->rhs);
   NZ_VEC(int) ind = {0};
   NZ_VEC(double) val = {0};
-  nz_vec_push(ind, 0);
-  nz_vec_push(val, 0);
   for (int c = 0; c < C->cols.n; c++) {
     double s = cut_coef(u, &C->cols.v[c]);
     if (s == 0) continue;
     nz_vec_push(ind, C->cols.v[c].col);
     nz_vec_push(val, s);
   }
-  glp_set_mat_row(C->lp, u->row, ind.n - 1, ind.v, val.v);
+  u->row = cg_lp_add_row(C->lp, ind.n, ind.v, val.v, -INFINITY, u->rhs);
   nz_vec_free(ind);
   nz_vec_free(val);
   nz_vec_push(C->cuts, *u);
@@ -1222,7 +1212,9 @@ static int separate_two_cycles(CG *C, int max_cuts) {
 }
 
 /* A cycle cut for a partition whose contracted graph has a cycle; 0 if none. */
-static int add_cycle_cut(CG *C, const int *cl) {
+/* The cycle cut of partition cl into *u, if cl's contracted graph has a
+ * cycle (returns 0 if not). */
+static int cycle_cut(CG *C, const int *cl, Cut *out) {
   int n = C->n;
   int *cin = nz_xmalloc(sizeof(int) * ((size_t)n + 1)), *cout = nz_xmalloc(sizeof(int) * ((size_t)n + 1));
   int len = fus_contracted_cycle(C->g, cl, cin, cout);
@@ -1238,11 +1230,25 @@ static int add_cycle_cut(CG *C, const int *cl) {
     }
     if (jumps == 0) nz_die("ilp-cg: a cycle of single invocations");
     u.rhs = jumps - 1;
-    add_cut(C, &u);
+    *out = u;
   }
   free(cin);
   free(cout);
   return len > 0;
+}
+
+static int add_cycle_cut(CG *C, const int *cl) {
+  Cut u;
+  if (!cycle_cut(C, cl, &u)) return 0;
+  add_cut(C, &u);
+  return 1;
+}
+
+/* Cuts found outside column generation (the restricted master's cyclic
+ * answers) join the LP before its next solve. */
+static void add_pending_cuts(CG *C) {
+  for (int e = 0; e < C->pending.n; e++) add_cut(C, &C->pending.v[e]);
+  C->pending.n = 0;
 }
 
 /* Rounding: the columns the LP uses most, disjoint, the rest alone, then the
@@ -1408,16 +1414,18 @@ static void restricted_master(CG *C, double budget) {
       free(fix);
       free(ci);
       free(co);
-      /* Not these columns together. */
-      fus_ilp_row(m, nz_sprintf(m->arena, "nogood_%d", round), 'L', 0);
-      int terms = 0;
-      for (int j = 0; j < ns; j++)
-        if (x[j] > 0.5) {
-          int hit = 0;
-          for (int e = 0; e < len && !hit; e++) hit = BIT(C->cols.v[sel[j]].bits, cin[e]);
-          if (hit) fus_ilp_term(m, j, 1), terms++;
-        }
-      m->rhs[m->nrows - 1] = terms - 1;
+      /* The answer's cycle, cut in the pool MIP (every partition with
+       * the cycle, not only these columns: measured, the no-good on the
+       * columns let the next round find the same cycle again) and queued
+       * for the master LP, where it is just as valid. */
+      Cut u;
+      if (!cycle_cut(C, cl, &u)) nz_die("ilp-cg: a cycle that cycle_cut does not find");
+      fus_ilp_row(m, nz_sprintf(m->arena, "rmp_cycle_%d", round), 'L', u.rhs);
+      for (int j = 0; j < ns; j++) {
+        double v = cut_coef(&u, &C->cols.v[sel[j]]);
+        if (v != 0) fus_ilp_term(m, j, v);
+      }
+      nz_vec_push(C->pending, u);
     }
     free(cin);
     free(cout);
@@ -1499,18 +1507,13 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
   C.best = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
   C.best_obj = INFINITY;
   fus_glpk_hold();
-  C.lp = glp_create_prob();
-  glp_set_obj_dir(C.lp, GLP_MIN);
-  if (n > 0) {
-    glp_add_rows(C.lp, n + 1); /* a row per invocation, then the kernels row */
-    glp_add_cols(C.lp, n); /* the artificial columns of phase one */
-  }
+  /* A row per invocation, then the kernels row; the artificial columns of
+   * phase one (one per invocation) first. */
+  C.lp = cg_lp_new(cg_lp_default(), n > 0 ? n + 1 : 0);
   for (int i = 0; i < n; i++) {
-    glp_set_row_bnds(C.lp, i + 1, GLP_FX, 1, 1);
-    int ind[2] = {0, i + 1};
-    double val[2] = {0, 1};
-    glp_set_mat_col(C.lp, i + 1, 1, ind, val);
-    glp_set_col_bnds(C.lp, i + 1, GLP_FX, 0, 0);
+    cg_lp_row_bounds(C.lp, i, 1, 1);
+    double one = 1;
+    cg_lp_add_col(C.lp, 1, &i, &one, 0, 0, 0);
   }
   /* The root's state (no decisions) until the first node is entered. */
   memset(C.dapart, 0, (size_t)n * (size_t)n + 1);
@@ -1633,7 +1636,7 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
     C.timed_out = 0;
     C.deadline = end;
     double ta = now();
-    if (glp_get_status(C.lp) == GLP_OPT) round_lp(&C);
+    if (C.lp_status == CG_LP_OPT) round_lp(&C);
     if (getenv("NESSIE_CG_TRACE")) fprintf(stderr, "ilp-cg: search stopped at %.2f s, rounding %.2f s\n", ta - t1, now() - ta);
     /* GLPK overshoots its limit on large masters (its root LP is not
      * interrupted): measured 0.9 s over a 1 s budget with 3000 columns. It
@@ -1666,7 +1669,9 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
   nz_vec_free(C.cols);
   for (int u = 0; u < C.cuts.n; u++) free(C.cuts.v[u].a), free(C.cuts.v[u].b), free(C.cuts.v[u].sign);
   nz_vec_free(C.cuts);
-  glp_delete_prob(C.lp);
+  for (int u = 0; u < C.pending.n; u++) free(C.pending.v[u].a), free(C.pending.v[u].b), free(C.pending.v[u].sign);
+  nz_vec_free(C.pending);
+  cg_lp_free(C.lp);
   fus_glpk_release();
   free(cl);
   free((char *)C.apart);
