@@ -1585,7 +1585,7 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
       nz_vec_push(open, v); /* unfinished: keeps the global bound honest */
       break;
     }
-    if (getenv("NESSIE_CG_TRACE") && (C.nodes == 1 || (C.nodes & (C.nodes - 1)) == 0)) {
+    if (getenv("NESSIE_CG_TRACE") && (getenv("NESSIE_CG_TRACE")[0] == '2' || C.nodes == 1 || (C.nodes & (C.nodes - 1)) == 0)) {
       double lo = bound;
       for (int e = 0; e < open.n; e++) if (open.v[e]->bound < lo) lo = open.v[e]->bound;
       fprintf(stderr, "ilp-cg: node %ld depth %d bound %.3f global %.3f best %.0f cols %d %.2f s\n", C.nodes, v->depth, bound, lo, C.best_obj, C.cols.n, now() - t1);
