@@ -18,7 +18,7 @@ ifeq ($(CI),true)
 WARN    += -Werror
 endif
 
-# Libraries (Debian: libglpk-dev, coinor-libcbc-dev, libgraphviz-dev).
+# Libraries (Debian: libglpk-dev, coinor-libcbc-dev with coinor-libclp-dev, libgraphviz-dev).
 PKGS      := cbc libgvc
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
