@@ -356,6 +356,25 @@ typedef struct {
 
 static double gains(Pricer *P, const int *cand, int nc, const uint64_t *reach);
 
+/* The cut rows' pair penalties (positive pair weights) between atom a and
+ * the set's members: certain costs if a joins, so both bounds subtract them
+ * from a's gain (measured: without, the bounds in a 150-invocation region's
+ * hardest pricing averaged 10^4 above the threshold, and its complete
+ * searches took 19.5 of 30 s; with, 7 s). */
+static double member_penalty(const Pricer *P, int a) {
+  const CG *C = P->C;
+  if (!C->haspw) return 0;
+  double s = 0;
+  int n = C->n;
+  for (int e = C->astart[a]; e < C->astart[a + 1]; e++)
+    for (int u = 0; u < P->nmem; u++) {
+      double w = C->pairw[P->mem[u] * n + C->amem[e]];
+      if (w > 0) s += w;
+    }
+  return s;
+}
+
+
 /* ------------------------------------------------- the min-cut bound */
 
 
@@ -437,7 +456,7 @@ static double cut_bound(Pricer *P, const int *cand, int nc, double pis, double p
   const double INF = 1e30;
   double konst = P->w.kernels, gsum = 0;
   for (int e = 0; e < nc; e++) {
-    double gain = C->api[cand[e]];
+    double gain = C->api[cand[e]] - member_penalty(P, cand[e]);
     for (int f = C->astart[cand[e]]; f < C->astart[cand[e] + 1]; f++) gain += C->bonus[C->amem[f]];
     if (gain > 0) flow_edge(F, 0, 2 + e, gain), gsum += gain;
     else flow_edge(F, 2 + e, 1, -gain);
@@ -647,7 +666,7 @@ static double gains(Pricer *P, const int *cand, int nc, const uint64_t *reach) {
   double total = 0;
   for (int e = 0; e < nc; e++) {
     int b = cand[e];
-    double gain = C->api[b];
+    double gain = C->api[b] - member_penalty(P, b);
     for (int f = C->astart[b]; f < C->astart[b + 1]; f++) {
       int v = C->amem[f];
       const FusInv *I = &g->inv[v];
