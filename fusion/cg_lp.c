@@ -7,7 +7,7 @@
  * arrays of our own, given to CLP whole when changed. */
 #include "cg_lp.h"
 
-#include "nessie.h"
+#include "fusion.h"
 
 #include <coin/Clp_C_Interface.h>
 #include <float.h>
@@ -42,32 +42,31 @@ CgLpKind cg_lp_default(void) {
 
 const char *cg_lp_kind_name(CgLpKind k) { return k == CG_LP_GLPK ? "glpk" : "clp"; }
 
-static void glp_bounds(int (*set)(glp_prob *, int, int, double, double), glp_prob *p, int i, double lo, double hi) {
+/* Row (row != 0) or column i of a GLPK problem bounded to [lo, hi]. */
+static void glp_bounds(glp_prob *p, int row, int i, double lo, double hi) {
   int type = isinf(lo) && isinf(hi) ? GLP_FR
            : isinf(hi)              ? GLP_LO
            : isinf(lo)              ? GLP_UP
            : lo == hi               ? GLP_FX
                                     : GLP_DB;
-  set(p, i, type, isinf(lo) ? 0 : lo, isinf(hi) ? 0 : hi);
-}
-
-static int set_row(glp_prob *p, int i, int type, double lo, double hi) {
-  glp_set_row_bnds(p, i, type, lo, hi);
-  return 0;
-}
-
-static int set_col(glp_prob *p, int i, int type, double lo, double hi) {
-  glp_set_col_bnds(p, i, type, lo, hi);
-  return 0;
+  (row ? glp_set_row_bnds : glp_set_col_bnds)(p, i, type, isinf(lo) ? 0 : lo, isinf(hi) ? 0 : hi);
 }
 
 static double clp_inf(double v) { return isinf(v) ? (v > 0 ? DBL_MAX : -DBL_MAX) : v; }
+
+/* lo[from..from+n), hi[...] with CLP's infinities, in two new arrays. */
+static void clp_bounds(const double *lo, const double *hi, int from, int n, double **olo, double **ohi) {
+  *olo = nz_xmalloc(sizeof(double) * (size_t)(n ? n : 1));
+  *ohi = nz_xmalloc(sizeof(double) * (size_t)(n ? n : 1));
+  for (int j = 0; j < n; j++) (*olo)[j] = clp_inf(lo[from + j]), (*ohi)[j] = clp_inf(hi[from + j]);
+}
 
 CgLp *cg_lp_new(CgLpKind kind, int nrows) {
   CgLp *lp = nz_xcalloc(1, sizeof *lp);
   lp->kind = kind;
   lp->nrows = nrows;
   if (kind == CG_LP_GLPK) {
+    fus_glpk_hold(); /* other GLPK solves (ilp-cg's heuristic) must not free its environment */
     lp->glp = glp_create_prob();
     glp_set_obj_dir(lp->glp, GLP_MIN);
     if (nrows > 0) glp_add_rows(lp->glp, nrows);
@@ -82,9 +81,9 @@ CgLp *cg_lp_new(CgLpKind kind, int nrows) {
   }
   /* The rows exist from the start, empty. */
   if (nrows > 0) {
-    double *lo = nz_xmalloc(sizeof(double) * (size_t)nrows), *hi = nz_xmalloc(sizeof(double) * (size_t)nrows);
+    double *lo, *hi;
     CoinBigIndex *st = nz_xcalloc((size_t)nrows + 1, sizeof(CoinBigIndex));
-    for (int i = 0; i < nrows; i++) lo[i] = -DBL_MAX, hi[i] = DBL_MAX;
+    clp_bounds(lp->rlo.v, lp->rhi.v, 0, nrows, &lo, &hi);
     Clp_addRows(lp->clp, nrows, lo, hi, st, NULL, NULL);
     free(lo), free(hi), free(st);
   }
@@ -96,7 +95,10 @@ CgLp *cg_lp_new(CgLpKind kind, int nrows) {
 
 void cg_lp_free(CgLp *lp) {
   if (!lp) return;
-  if (lp->glp) glp_delete_prob(lp->glp);
+  if (lp->glp) {
+    glp_delete_prob(lp->glp);
+    fus_glpk_release();
+  }
   if (lp->clp) Clp_deleteModel(lp->clp);
   nz_vec_free(lp->clo), nz_vec_free(lp->chi), nz_vec_free(lp->cost), nz_vec_free(lp->rlo), nz_vec_free(lp->rhi);
   nz_vec_free(lp->pstart), nz_vec_free(lp->pidx), nz_vec_free(lp->pval);
@@ -113,7 +115,7 @@ int cg_lp_add_col(CgLp *lp, int nz, const int *rows, const double *val, double c
     for (int e = 0; e < nz; e++) ind[e + 1] = rows[e] + 1, v[e + 1] = val[e];
     glp_set_mat_col(lp->glp, c, nz, ind, v);
     glp_set_obj_coef(lp->glp, c, cost);
-    glp_bounds(set_col, lp->glp, c, lo, hi);
+    glp_bounds(lp->glp, 0, c, lo, hi);
     free(ind), free(v);
     return j;
   }
@@ -136,7 +138,7 @@ int cg_lp_add_row(CgLp *lp, int nz, const int *cols, const double *val, double l
     double *v = nz_xmalloc(sizeof(double) * ((size_t)nz + 1));
     for (int e = 0; e < nz; e++) ind[e + 1] = cols[e] + 1, v[e + 1] = val[e];
     glp_set_mat_row(lp->glp, r, nz, ind, v);
-    glp_bounds(set_row, lp->glp, r, lo, hi);
+    glp_bounds(lp->glp, 1, r, lo, hi);
     free(ind), free(v);
     return i;
   }
@@ -153,7 +155,7 @@ int cg_lp_add_row(CgLp *lp, int nz, const int *cols, const double *val, double l
 
 void cg_lp_col_bounds(CgLp *lp, int col, double lo, double hi) {
   if (lp->glp) {
-    glp_bounds(set_col, lp->glp, col + 1, lo, hi);
+    glp_bounds(lp->glp, 0, col + 1, lo, hi);
     return;
   }
   if (lp->clo.v[col] != lo || lp->chi.v[col] != hi) lp->bounds_dirty = 1;
@@ -163,7 +165,7 @@ void cg_lp_col_bounds(CgLp *lp, int col, double lo, double hi) {
 
 void cg_lp_row_bounds(CgLp *lp, int row, double lo, double hi) {
   if (lp->glp) {
-    glp_bounds(set_row, lp->glp, row + 1, lo, hi);
+    glp_bounds(lp->glp, 1, row + 1, lo, hi);
     return;
   }
   if (lp->rlo.v[row] != lo || lp->rhi.v[row] != hi) lp->rows_dirty = 1;
@@ -184,8 +186,8 @@ void cg_lp_cost(CgLp *lp, int col, double cost) {
 static void clp_sync(CgLp *lp) {
   int nc = lp->ncols - lp->cols_in;
   if (nc > 0) {
-    double *lo = nz_xmalloc(sizeof(double) * (size_t)nc), *hi = nz_xmalloc(sizeof(double) * (size_t)nc);
-    for (int j = 0; j < nc; j++) lo[j] = clp_inf(lp->clo.v[lp->cols_in + j]), hi[j] = clp_inf(lp->chi.v[lp->cols_in + j]);
+    double *lo, *hi;
+    clp_bounds(lp->clo.v, lp->chi.v, lp->cols_in, nc, &lo, &hi);
     Clp_addColumns(lp->clp, nc, lo, hi, lp->cost.v + lp->cols_in, lp->pstart.v, lp->pidx.v, lp->pval.v);
     free(lo), free(hi);
     lp->cols_in = lp->ncols;
@@ -194,8 +196,8 @@ static void clp_sync(CgLp *lp) {
   }
   if (lp->pending_rows > 0) {
     int nr = lp->pending_rows;
-    double *lo = nz_xmalloc(sizeof(double) * (size_t)nr), *hi = nz_xmalloc(sizeof(double) * (size_t)nr);
-    for (int i = 0; i < nr; i++) lo[i] = clp_inf(lp->rlo.v[lp->rows_in + i]), hi[i] = clp_inf(lp->rhi.v[lp->rows_in + i]);
+    double *lo, *hi;
+    clp_bounds(lp->rlo.v, lp->rhi.v, lp->rows_in, nr, &lo, &hi);
     Clp_addRows(lp->clp, nr, lo, hi, lp->rstart.v, lp->ridx.v, lp->rval.v);
     free(lo), free(hi);
     lp->rows_in = lp->nrows;
@@ -204,15 +206,15 @@ static void clp_sync(CgLp *lp) {
     nz_vec_push(lp->rstart, 0);
   }
   if (lp->bounds_dirty && lp->ncols > 0) {
-    double *lo = nz_xmalloc(sizeof(double) * (size_t)lp->ncols), *hi = nz_xmalloc(sizeof(double) * (size_t)lp->ncols);
-    for (int j = 0; j < lp->ncols; j++) lo[j] = clp_inf(lp->clo.v[j]), hi[j] = clp_inf(lp->chi.v[j]);
+    double *lo, *hi;
+    clp_bounds(lp->clo.v, lp->chi.v, 0, lp->ncols, &lo, &hi);
     Clp_chgColumnLower(lp->clp, lo);
     Clp_chgColumnUpper(lp->clp, hi);
     free(lo), free(hi);
   }
   if (lp->rows_dirty && lp->nrows > 0) {
-    double *lo = nz_xmalloc(sizeof(double) * (size_t)lp->nrows), *hi = nz_xmalloc(sizeof(double) * (size_t)lp->nrows);
-    for (int i = 0; i < lp->nrows; i++) lo[i] = clp_inf(lp->rlo.v[i]), hi[i] = clp_inf(lp->rhi.v[i]);
+    double *lo, *hi;
+    clp_bounds(lp->rlo.v, lp->rhi.v, 0, lp->nrows, &lo, &hi);
     Clp_chgRowLower(lp->clp, lo);
     Clp_chgRowUpper(lp->clp, hi);
     free(lo), free(hi);

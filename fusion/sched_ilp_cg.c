@@ -7,7 +7,6 @@
 #include "cg_lp.h"
 #include "fusion.h"
 
-#include <glpk.h>
 #include <math.h>
 #include <time.h>
 
@@ -165,6 +164,12 @@ static void hash_insert(CG *C, int c) {
       C->hash[h] = c;
       return;
     }
+}
+
+static void cut_free(Cut *u) {
+  free(u->a);
+  free(u->b);
+  free(u->sign);
 }
 
 static int pair_in(const Col *k, int a, int b) {
@@ -373,7 +378,6 @@ static double member_penalty(const Pricer *P, int a) {
     }
   return s;
 }
-
 
 /* ------------------------------------------------- the min-cut bound */
 
@@ -1002,8 +1006,8 @@ static void add_pending_cuts(CG *C);
  * Every complete pricing yields a valid bound at the duals it used: every
  * column's reduced cost there is >= minrc, and at most min(khi, n) columns
  * are chosen, fewer than best / w.kernels in a partition that beats the
- * incumbent (the only comparison the bound is used for). (Wentges dual smoothing was tried: slower on every region
- * measured, 1.2-10x.) */
+ * incumbent (the only comparison the bound is used for). (Wentges dual
+ * smoothing was tried: slower on every region measured, 1.2-10x.) */
 static int column_generation(CG *C, int after_rows, double *bound) {
   int dual = after_rows;
   double node_start = now();
@@ -1230,37 +1234,35 @@ static int separate_two_cycles(CG *C, int max_cuts) {
   return added;
 }
 
+/* The cut of a contracted cycle: jumps cin[e] -> cout[e] (fus_contracted_cycle),
+ * crossings cout[e] -> cin[e+1]. */
+static Cut cycle_cut(const int *cin, const int *cout, int len) {
+  Cut u = {0};
+  u.a = nz_xmalloc(sizeof(int) * (size_t)len * 2);
+  u.b = nz_xmalloc(sizeof(int) * (size_t)len * 2);
+  u.sign = nz_xmalloc(sizeof(int) * (size_t)len * 2);
+  int jumps = 0;
+  for (int e = 0; e < len; e++) {
+    if (cin[e] != cout[e]) u.a[u.np] = cin[e], u.b[u.np] = cout[e], u.sign[u.np++] = 1, jumps++;
+    u.a[u.np] = cout[e], u.b[u.np] = cin[(e + 1) % len], u.sign[u.np++] = -1;
+  }
+  if (jumps == 0) nz_die("ilp-cg: a cycle of single invocations");
+  u.rhs = jumps - 1;
+  return u;
+}
+
 /* A cycle cut for a partition whose contracted graph has a cycle; 0 if none. */
-/* The cycle cut of partition cl into *u, if cl's contracted graph has a
- * cycle (returns 0 if not). */
-static int cycle_cut(CG *C, const int *cl, Cut *out) {
+static int add_cycle_cut(CG *C, const int *cl) {
   int n = C->n;
   int *cin = nz_xmalloc(sizeof(int) * ((size_t)n + 1)), *cout = nz_xmalloc(sizeof(int) * ((size_t)n + 1));
   int len = fus_contracted_cycle(C->g, cl, cin, cout);
   if (len > 0) {
-    Cut u = {0};
-    u.a = nz_xmalloc(sizeof(int) * (size_t)len * 2);
-    u.b = nz_xmalloc(sizeof(int) * (size_t)len * 2);
-    u.sign = nz_xmalloc(sizeof(int) * (size_t)len * 2);
-    int jumps = 0;
-    for (int e = 0; e < len; e++) {
-      if (cin[e] != cout[e]) u.a[u.np] = cin[e], u.b[u.np] = cout[e], u.sign[u.np++] = 1, jumps++;
-      u.a[u.np] = cout[e], u.b[u.np] = cin[(e + 1) % len], u.sign[u.np++] = -1;
-    }
-    if (jumps == 0) nz_die("ilp-cg: a cycle of single invocations");
-    u.rhs = jumps - 1;
-    *out = u;
+    Cut u = cycle_cut(cin, cout, len);
+    add_cut(C, &u);
   }
   free(cin);
   free(cout);
   return len > 0;
-}
-
-static int add_cycle_cut(CG *C, const int *cl) {
-  Cut u;
-  if (!cycle_cut(C, cl, &u)) return 0;
-  add_cut(C, &u);
-  return 1;
 }
 
 /* Cuts found outside column generation (the restricted master's cyclic
@@ -1437,8 +1439,7 @@ static void restricted_master(CG *C, double budget) {
        * the cycle, not only these columns: measured, the no-good on the
        * columns let the next round find the same cycle again) and queued
        * for the master LP, where it is just as valid. */
-      Cut u;
-      if (!cycle_cut(C, cl, &u)) nz_die("ilp-cg: a cycle that cycle_cut does not find");
+      Cut u = cycle_cut(cin, cout, len);
       fus_ilp_row(m, nz_sprintf(m->arena, "rmp_cycle_%d", round), 'L', u.rhs);
       for (int j = 0; j < ns; j++) {
         double v = cut_coef(&u, &C->cols.v[sel[j]]);
@@ -1525,7 +1526,6 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
   for (int h = 0; h < C.hcap; h++) C.hash[h] = -1;
   C.best = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
   C.best_obj = INFINITY;
-  fus_glpk_hold();
   /* A row per invocation, then the kernels row; the artificial columns of
    * phase one (one per invocation) first. */
   C.lp = cg_lp_new(cg_lp_default(), n > 0 ? n + 1 : 0);
@@ -1561,7 +1561,7 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
   root->bound = -INFINITY;
   nz_vec_push(all, root);
   nz_vec_push(open, root);
-  int heur_at = 0, heur_gain;
+  int heur_at = 0;
   while (open.n > 0 && n > 0) {
     /* Best bound first; deeper first among equals (dives toward solutions). */
     int pick = 0;
@@ -1621,8 +1621,7 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
       /* Sparser while they find nothing better (measured: at 100-150
        * invocations the incumbent is often optimal early, and the
        * restricted master took half of the time). */
-      heur_gain = C.best_obj < before;
-      heur_at = (int)C.nodes * (heur_gain ? 2 : 4) + 8;
+      heur_at = (int)C.nodes * (C.best_obj < before ? 2 : 4) + 8;
       if (bound > C.best_obj - PRUNE_GAP) continue;
     }
     /* The number of clusters first (it dominates the objective), then
@@ -1686,12 +1685,11 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
   nz_vec_free(open);
   for (int c = 0; c < C.cols.n; c++) free(C.cols.v[c].mem), free(C.cols.v[c].bits);
   nz_vec_free(C.cols);
-  for (int u = 0; u < C.cuts.n; u++) free(C.cuts.v[u].a), free(C.cuts.v[u].b), free(C.cuts.v[u].sign);
+  for (int u = 0; u < C.cuts.n; u++) cut_free(&C.cuts.v[u]);
   nz_vec_free(C.cuts);
-  for (int u = 0; u < C.pending.n; u++) free(C.pending.v[u].a), free(C.pending.v[u].b), free(C.pending.v[u].sign);
+  for (int u = 0; u < C.pending.n; u++) cut_free(&C.pending.v[u]);
   nz_vec_free(C.pending);
   cg_lp_free(C.lp);
-  fus_glpk_release();
   free(cl);
   free((char *)C.apart);
   free(C.anc);
