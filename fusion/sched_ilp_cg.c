@@ -65,6 +65,11 @@ typedef struct {
   FusWeights w;
   uint64_t *anc; /* row j, bit m: m ⇝ j */
   int *comp, ncomp;
+  /* Per component, for the cheap pricing rounds: columns the last search
+   * added, and whether the bounded search is skipped (it failed where the
+   * greedy one then succeeded; column_generation). */
+  int *comp_added;
+  char *skip_bounded;
   CgLp *lp;
   int lp_status; /* cg_lp_solve's last result */
   NZ_VEC(Col) cols;
@@ -706,15 +711,16 @@ static int by_api_desc(const void *x, const void *y, void *ctx) {
  * set worth a negative reduced cost that is not in the pool becomes a
  * column. Cheap (no proof of anything), and often enough on deep regions
  * where the bounded search needs many nodes before its first column. */
-static int price_greedy(CG *C, FusWeights w) {
+static int price_greedy(CG *C, FusWeights w, const char *only) {
   int n = C->n, W = C->W, na = C->natoms, added = 0;
   w.kernels -= C->rho;
   uint64_t *in = nz_xmalloc(sizeof(uint64_t) * (size_t)W), *trial = nz_xmalloc(sizeof(uint64_t) * (size_t)W);
   uint64_t *best_in = nz_xmalloc(sizeof(uint64_t) * (size_t)W);
   int *mem = nz_xmalloc(sizeof(int) * ((size_t)n + 1)), *tm = nz_xmalloc(sizeof(int) * ((size_t)n + 1));
   char *inatom = nz_xmalloc((size_t)na + 1), *tatom = nz_xmalloc((size_t)na + 1);
+  for (int c = 0; c < C->ncomp; c++) C->comp_added[c] = 0;
   for (int seed = 0; seed < na && !out_of_time(C); seed++) {
-    if (C->api[seed] <= 0) continue;
+    if (C->api[seed] <= 0 || (only && !only[C->comp[C->amem[C->astart[seed]]]])) continue;
     memset(in, 0, sizeof(uint64_t) * (size_t)W);
     memset(inatom, 0, (size_t)na);
     inatom[seed] = 1;
@@ -770,6 +776,7 @@ static int price_greedy(CG *C, FusWeights w) {
         if (BIT(in, i)) mem[k++] = i;
       add_col(C, mem, k, NULL);
       added++;
+      C->comp_added[C->comp[mem[0]]]++;
     }
   }
   free(in);
@@ -785,7 +792,7 @@ static int price_greedy(CG *C, FusWeights w) {
 /* Prices every component; adds the columns found. Returns how many were
  * added, and in *lagr_min the least reduced cost over every legal column
  * allowed here when the search was complete (else 1: unknown). */
-static int price(CG *C, FusWeights w, long limit, double tau, double *minrc, int *complete) {
+static int price(CG *C, FusWeights w, long limit, double tau, double *minrc, int *complete, const char *only) {
   int n = C->n, W = C->W, added = 0;
   double t0 = now();
   *minrc = tau > RC_EPS ? -tau : 0; /* unsearched subtrees: rc >= -tau */
@@ -809,6 +816,11 @@ static int price(CG *C, FusWeights w, long limit, double tau, double *minrc, int
   for (int s = 0; s < PRICE_KEEP; s++) P.found[s] = nz_xmalloc(sizeof(int) * ((size_t)n + 1));
   int *cand = nz_xmalloc(sizeof(int) * ((size_t)n + 1));
   for (int comp = 0; comp < C->ncomp && !C->timed_out; comp++) {
+    C->comp_added[comp] = 0;
+    if (only && !only[comp]) {
+      *complete = 0;
+      continue;
+    }
     int nc = 0;
     for (int a = 0; a < C->natoms; a++)
       if (C->comp[C->amem[C->astart[a]]] == comp) cand[nc++] = a;
@@ -842,6 +854,7 @@ static int price(CG *C, FusWeights w, long limit, double tau, double *minrc, int
       int fresh;
       add_col(C, m, k, &fresh);
       added += fresh;
+      C->comp_added[comp] += fresh;
     }
   }
   if (C->timed_out) *complete = 0;
@@ -966,7 +979,7 @@ static int phase_one(CG *C) {
     read_duals(C);
     double minrc;
     int complete;
-    if (price(C, zero, 2000, RC_EPS, &minrc, &complete) == 0 && price(C, zero, 0, RC_EPS, &minrc, &complete) == 0) {
+    if (price(C, zero, 2000, RC_EPS, &minrc, &complete, NULL) == 0 && price(C, zero, 0, RC_EPS, &minrc, &complete, NULL) == 0) {
       res = complete ? 0 : -1;
       break;
     }
@@ -994,6 +1007,49 @@ static void perturb(CG *C, int on) {
     double r = on ? 1 + 1e-5 * (1 + (double)((C->aof[i] * 7919) % 97) / 97) : 1;
     cg_lp_row_bounds(C->lp, i, r, r);
   }
+}
+
+/* The cheap pricing of one round: per component, the bounded search, and
+ * the greedy one where it found nothing. The components are priced
+ * independently: one whose bounded search fails must not wait until the
+ * others have converged (seen on a 300-invocation region: its larger
+ * component got no column for 150 LPs while the other still found some).
+ * A component whose bounded search failed and whose greedy search then
+ * succeeded goes straight to the greedy one next time, and back to the
+ * bounded one when the greedy one fails (each failed bounded search of a
+ * 141-atom component cost 0.1 s). Returns the columns added. */
+static int cheap_pricing(CG *C) {
+  int nc = C->ncomp, added = 0;
+  double minrc;
+  int complete;
+  char *mask = nz_xmalloc((size_t)nc + 1);
+  int *bounded_added = nz_xcalloc((size_t)nc + 1, sizeof(int));
+  int any = 0;
+  for (int c = 0; c < nc; c++) any |= mask[c] = !C->skip_bounded[c];
+  if (any) {
+    added += price(C, C->w, 2000, RC_EPS, &minrc, &complete, mask);
+    for (int c = 0; c < nc; c++) bounded_added[c] = C->comp_added[c];
+  }
+  any = 0;
+  for (int c = 0; c < nc; c++) any |= mask[c] = !bounded_added[c];
+  if (any && !C->timed_out) {
+    added += price_greedy(C, C->w, mask);
+    any = 0;
+    for (int c = 0; c < nc; c++) {
+      if (!mask[c]) continue;
+      if (C->comp_added[c]) {
+        C->skip_bounded[c] = 1;
+        mask[c] = 0;
+      } else {
+        any |= mask[c] = C->skip_bounded[c]; /* skipped, and greedy failed: bounded now */
+        C->skip_bounded[c] = 0;
+      }
+    }
+    if (any && !C->timed_out) added += price(C, C->w, 2000, RC_EPS, &minrc, &complete, mask);
+  }
+  free(mask);
+  free(bounded_added);
+  return added;
 }
 
 static void round_lp(CG *C);
@@ -1036,7 +1092,8 @@ static int column_generation(CG *C, int after_rows, double *bound) {
     }
     if (st != CG_LP_OPT) return -1;
     if (getenv("NESSIE_CG_TRACE") && C->lps % 50 == 0)
-      fprintf(stderr, "ilp-cg: LP %ld: z %.1f, %d columns in the LP, bound %.1f\n", C->lps, cg_lp_value(C->lp), C->cols.n, *bound);
+      fprintf(stderr, "ilp-cg: LP %ld at %.2f s: z %.1f, %d columns in the LP, bound %.1f (pricing %.2f s, simplex %.2f s)\n",
+              C->lps, now() - C->t_start, cg_lp_value(C->lp), C->cols.n, *bound, C->t_price, C->t_lp);
     double dualpart = read_duals(C), minrc;
     int complete;
     /* A long node (the root of a large region) gets the heuristics every
@@ -1050,8 +1107,7 @@ static int column_generation(CG *C, int after_rows, double *bound) {
     }
     /* A cheap search of every component first, then the greedy one; the
      * complete search, which the bound needs, only when both find nothing. */
-    int added = price(C, C->w, 2000, RC_EPS, &minrc, &complete);
-    if (!added) added = price_greedy(C, C->w);
+    int added = cheap_pricing(C);
     if (added) continue;
     /* The complete search need not find every negative reduced cost, only
      * one that could keep the bound below its target: the incumbent (the
@@ -1079,7 +1135,7 @@ static int column_generation(CG *C, int after_rows, double *bound) {
     if (getenv("NESSIE_CG_TRACE"))
       fprintf(stderr, "ilp-cg: complete pricing at %.2f s (LP %ld): z %.3f, dual %.3f, target %.3f, tau %.3g\n",
               now() - C->t_start, C->lps, cg_lp_value(C->lp), dualpart, target, tau);
-    added = price(C, C->w, 0, tau, &minrc, &complete);
+    added = price(C, C->w, 0, tau, &minrc, &complete, NULL);
     if (!complete) {
       if (C->timed_out) return -1;
       continue;
@@ -1510,6 +1566,8 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
     free(id);
     free(p);
   }
+  C.comp_added = nz_xcalloc((size_t)C.ncomp + 1, sizeof(int));
+  C.skip_bounded = nz_xcalloc((size_t)C.ncomp + 1, 1);
   C.uf = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
   C.dapart = nz_xmalloc((size_t)n * (size_t)n + 1);
   C.aof = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
@@ -1694,6 +1752,8 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
   free((char *)C.apart);
   free(C.anc);
   free(C.comp);
+  free(C.comp_added);
+  free(C.skip_bounded);
   free(C.uf);
   free(C.dapart);
   free(C.aof);
