@@ -65,9 +65,9 @@ typedef struct {
   FusWeights w;
   uint64_t *anc; /* row j, bit m: m ⇝ j */
   int *comp, ncomp;
-  /* Per component, for the cheap pricing rounds: columns the last search
-   * added, and whether the bounded search is skipped (it failed where the
-   * greedy one then succeeded; column_generation). */
+  /* Per component, for the cheap pricing rounds (cheap_round): columns the
+   * last search added, and whether the bounded search is skipped (it failed
+   * where the greedy one then succeeded). */
   int *comp_added;
   char *skip_bounded;
   char *quiet; /* both cheap searches found nothing: skipped until all are quiet */
@@ -719,7 +719,7 @@ static int price_greedy(CG *C, FusWeights w, const char *only) {
   uint64_t *best_in = nz_xmalloc(sizeof(uint64_t) * (size_t)W);
   int *mem = nz_xmalloc(sizeof(int) * ((size_t)n + 1)), *tm = nz_xmalloc(sizeof(int) * ((size_t)n + 1));
   char *inatom = nz_xmalloc((size_t)na + 1), *tatom = nz_xmalloc((size_t)na + 1);
-  for (int c = 0; c < C->ncomp; c++) C->comp_added[c] = 0;
+  memset(C->comp_added, 0, sizeof(int) * (size_t)C->ncomp);
   for (int seed = 0; seed < na && !out_of_time(C); seed++) {
     if (C->api[seed] <= 0 || (only && !only[C->comp[C->amem[C->astart[seed]]]])) continue;
     memset(in, 0, sizeof(uint64_t) * (size_t)W);
@@ -790,9 +790,10 @@ static int price_greedy(CG *C, FusWeights w, const char *only) {
   return added;
 }
 
-/* Prices every component; adds the columns found. Returns how many were
- * added, and in *lagr_min the least reduced cost over every legal column
- * allowed here when the search was complete (else 1: unknown). */
+/* Prices every component (or those `only` marks; NULL: all) and adds the
+ * columns found, counting them per component in comp_added. Returns how
+ * many were added, and in *minrc the least reduced cost over every legal
+ * column allowed here when the search was complete (*complete). */
 static int price(CG *C, FusWeights w, long limit, double tau, double *minrc, int *complete, const char *only) {
   int n = C->n, W = C->W, added = 0;
   double t0 = now();
@@ -816,8 +817,8 @@ static int price(CG *C, FusWeights w, long limit, double tau, double *minrc, int
   P.reach = nz_xcalloc(words, sizeof(uint64_t));
   for (int s = 0; s < PRICE_KEEP; s++) P.found[s] = nz_xmalloc(sizeof(int) * ((size_t)n + 1));
   int *cand = nz_xmalloc(sizeof(int) * ((size_t)n + 1));
+  memset(C->comp_added, 0, sizeof(int) * (size_t)C->ncomp);
   for (int comp = 0; comp < C->ncomp && !C->timed_out; comp++) {
-    C->comp_added[comp] = 0;
     if (only && !only[comp]) {
       *complete = 0;
       continue;
@@ -1126,8 +1127,8 @@ static int column_generation(CG *C, int after_rows, double *bound) {
       restricted_master(C, 0.3);
       C->heur_time = now();
     }
-    /* A cheap search of every component first, then the greedy one; the
-     * complete search, which the bound needs, only when both find nothing. */
+    /* The cheap searches first (cheap_pricing, per component); the
+     * complete search, which the bound needs, only when they find nothing. */
     int added = cheap_pricing(C);
     if (added) continue;
     /* The complete search need not find every negative reduced cost, only
