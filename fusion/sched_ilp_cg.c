@@ -1312,6 +1312,138 @@ static int separate_two_cycles(CG *C, int max_cuts) {
   return added;
 }
 
+/* Longer cycle rows (ILP.md, "Set partitioning"): stations (v_t, u_t),
+ * t = 1..k, with region paths u_t ⇝ v_{t+1} around (indices mod k). If every
+ * jump pair {v_t, u_t} is fused, the clusters X_t ∋ v_t, u_t and the paths
+ * make a closed walk in the contracted graph, a cycle unless all X_t are one
+ * cluster, which then fuses every pair of the stations' invocations. So
+ * Σ_t f(v_t,u_t) <= J - 1 + f(e), J the number of jumps, for any pair e of
+ * invocations of two different stations (a station may be a single
+ * invocation, v_t = u_t, which is no jump and no term). The two-cluster rows
+ * are two jumps with edges between them; these take any paths.
+ * Separation: a shortest closed walk in the graph whose arc v -> v' costs
+ * min 1 - f(v,u) over the u with f(v,u) > 0 (or u = v, cost 0) and u ⇝ v';
+ * a walk of cost c is a violated row when c + min f(e) < 1. Dijkstra from
+ * each invocation on the dense arc matrix, O(n^3); adds at most max_cuts of
+ * the most violated, returns how many. */
+static int separate_long_cycles(CG *C, int max_cuts) {
+  int n = C->n;
+  if (n < 3) return 0;
+  double *f = pair_values(C);
+#define F(a, b) ((a) == (b) ? 1.0 : (a) < (b) ? f[(a)*n + (b)] : f[(b)*n + (a)])
+  size_t nn = (size_t)n * (size_t)n;
+  double *arc = nz_xmalloc(sizeof(double) * nn);
+  int *via = nz_xmalloc(sizeof(int) * nn);
+  for (size_t e = 0; e < nn; e++) arc[e] = INFINITY, via[e] = -1;
+  for (int v = 0; v < n; v++)
+    for (int u = 0; u < n; u++) {
+      double fu = F(v, u);
+      if (fu <= 1e-6) continue;
+      double cost = 1 - fu;
+      if (cost < 0) cost = 0;
+      for (int w = 0; w < n; w++)
+        if (w != v && fus_path(C->g, u, w) && cost < arc[(size_t)v * n + w]) arc[(size_t)v * n + w] = cost, via[(size_t)v * n + w] = u;
+    }
+  typedef struct {
+    double viol;
+    Cut u;
+  } Found;
+  NZ_VEC(Found) found = {0};
+  double *dist = nz_xmalloc(sizeof(double) * (size_t)n);
+  int *prev = nz_xmalloc(sizeof(int) * (size_t)n), *walk = nz_xmalloc(sizeof(int) * ((size_t)n + 1));
+  char *done = nz_xmalloc((size_t)n);
+  for (int s = 0; s < n; s++) {
+    for (int v = 0; v < n; v++) dist[v] = INFINITY, prev[v] = -1, done[v] = v < s;
+    dist[s] = 0;
+    for (;;) {
+      int v = -1;
+      for (int x = 0; x < n; x++)
+        if (!done[x] && dist[x] < 1 && (v < 0 || dist[x] < dist[v])) v = x;
+      if (v < 0) break;
+      done[v] = 1;
+      for (int w = s + 1; w < n; w++) {
+        double d = dist[v] + arc[(size_t)v * n + w];
+        if (d < dist[w] && d < 1) dist[w] = d, prev[w] = v;
+      }
+    }
+    /* The best walk back to s; only walks whose smallest station is s, so
+     * each is found once. */
+    int last = -1;
+    double best = 1;
+    for (int v = s + 1; v < n; v++)
+      if (dist[v] + arc[(size_t)v * n + s] < best - 1e-6) best = dist[v] + arc[(size_t)v * n + s], last = v;
+    if (last < 0) continue;
+    int k = 0;
+    for (int v = last; v >= 0; v = prev[v]) walk[k++] = v;
+    /* walk[k-1] = s, ..., walk[0] = last; stations in walk order. */
+    NZ_VEC(int) st_v = {0};
+    NZ_VEC(int) st_u = {0};
+    for (int t = k - 1; t >= 0; t--) {
+      int v = walk[t], w = walk[t == 0 ? k - 1 : t - 1];
+      nz_vec_push(st_v, v);
+      nz_vec_push(st_u, via[(size_t)v * n + w]);
+    }
+    int jumps = 0;
+    double lhs = 0;
+    for (int t = 0; t < k; t++)
+      if (st_v.v[t] != st_u.v[t]) jumps++, lhs += F(st_v.v[t], st_u.v[t]);
+    double fe = INFINITY;
+    int ea = -1, eb = -1;
+    for (int t = 0; t < k; t++)
+      for (int r = t + 1; r < k; r++) {
+        int xs[2] = {st_v.v[t], st_u.v[t]}, ys[2] = {st_v.v[r], st_u.v[r]};
+        for (int p = 0; p < 2; p++)
+          for (int q = 0; q < 2; q++)
+            if (xs[p] != ys[q] && F(xs[p], ys[q]) < fe) fe = F(xs[p], ys[q]), ea = xs[p], eb = ys[q];
+      }
+    double viol = lhs - (jumps - 1) - fe;
+    /* An invariant check: the incumbent is legal, so it satisfies the row. */
+    if (jumps >= 1 && ea >= 0 && viol > 1e-4 && isfinite(C->best_obj)) {
+      int held = 0;
+      for (int t = 0; t < k; t++) held += st_v.v[t] != st_u.v[t] && C->best[st_v.v[t]] == C->best[st_u.v[t]];
+      if (held - (C->best[ea] == C->best[eb]) > jumps - 1) {
+        fprintf(stderr, "ilp-cg: internal error: a cycle row cuts off a legal partition; row dropped\n");
+        viol = 0;
+      }
+    }
+    if (jumps >= 1 && ea >= 0 && viol > 1e-4) {
+      Found x = {viol, {0}};
+      x.u.a = nz_xmalloc(sizeof(int) * (size_t)(jumps + 1));
+      x.u.b = nz_xmalloc(sizeof(int) * (size_t)(jumps + 1));
+      x.u.sign = nz_xmalloc(sizeof(int) * (size_t)(jumps + 1));
+      for (int t = 0; t < k; t++)
+        if (st_v.v[t] != st_u.v[t]) x.u.a[x.u.np] = st_v.v[t], x.u.b[x.u.np] = st_u.v[t], x.u.sign[x.u.np++] = 1;
+      x.u.a[x.u.np] = ea, x.u.b[x.u.np] = eb, x.u.sign[x.u.np++] = -1;
+      x.u.rhs = jumps - 1;
+      nz_vec_push(found, x);
+    }
+    nz_vec_free(st_v);
+    nz_vec_free(st_u);
+  }
+#undef F
+  for (int a = 1; a < found.n; a++)
+    for (int b = a; b > 0 && found.v[b - 1].viol < found.v[b].viol; b--) {
+      Found t = found.v[b];
+      found.v[b] = found.v[b - 1];
+      found.v[b - 1] = t;
+    }
+  int added = 0;
+  for (int a = 0; a < found.n; a++) {
+    if (added < max_cuts) {
+      add_cut(C, &found.v[a].u);
+      added++;
+    } else {
+      free(found.v[a].u.a), free(found.v[a].u.b), free(found.v[a].u.sign);
+    }
+  }
+  if (getenv("NESSIE_CG_TRACE")) fprintf(stderr, "ilp-cg: long cycle rows: %d violated, %d added\n", found.n, added);
+  nz_vec_free(found);
+  free(dist), free(prev), free(walk), free(done);
+  free(arc), free(via);
+  free(f);
+  return added;
+}
+
 /* The cut of a contracted cycle: jumps cin[e] -> cout[e] (fus_contracted_cycle),
  * crossings cout[e] -> cin[e+1]. */
 static Cut cycle_cut(const int *cin, const int *cout, int len) {
@@ -1669,7 +1801,7 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
       if (bound > C.best_obj - PRUNE_GAP) break;
       if (!integral(&C, cl)) {
         /* Fractional: strengthen with two-cluster cycle rows, a few rounds. */
-        if (cut_rounds < (v->depth == 0 ? C.root_rounds : 5) && separate_two_cycles(&C, 100) > 0) {
+        if (cut_rounds < (v->depth == 0 ? C.root_rounds : 5) && (separate_two_cycles(&C, 100) > 0 || separate_long_cycles(&C, 50) > 0)) {
           cut_rounds++;
           rows_added = 1;
           continue;
