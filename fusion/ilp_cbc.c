@@ -68,6 +68,7 @@ static int solve(const FusIlp *m, double time_limit, const double *start, double
      * expires during the preprocessing of a large model. */
     Cbc_setParameter(model, "preprocess", "off");
   }
+  if (m->no_cuts) Cbc_setParameter(model, "cuts", "off");
   if (time_limit > 0) {
     /* Both: the C interface's own field, and the option CbcMain reads. */
     char sec[32];

@@ -1547,6 +1547,7 @@ static double col_rc(const CG *C, const Col *k) {
 static FusIlp *pool_mip(CG *C, const int *sel, int ns) {
   int n = C->n;
   FusIlp *m = fus_ilp_new(n);
+  m->no_cuts = 1;
   for (int j = 0; j < ns; j++)
     fus_ilp_col(m, nz_sprintf(m->arena, "s%d", sel[j]), 0, 1, C->cols.v[sel[j]].cost, 1, 'x', sel[j], sel[j]);
   for (int i = 0; i < n; i++) {
