@@ -1245,6 +1245,43 @@ static double *pair_values(CG *C) {
   return f;
 }
 
+/* Candidate rows by decreasing violation, ties in the order found. */
+typedef struct {
+  double viol;
+  int at;
+} ByViol;
+
+static int by_viol(const void *x, const void *y) {
+  const ByViol *a = x, *b = y;
+  if (a->viol != b->viol) return a->viol > b->viol ? -1 : 1;
+  return a->at - b->at;
+}
+
+/* order[0..n): the candidates' indices, the most violated first. */
+static int *most_violated(int n, double (*viol)(const void *found, int i), const void *found) {
+  ByViol *b = nz_xmalloc(sizeof(ByViol) * (size_t)(n + 1));
+  for (int i = 0; i < n; i++) b[i] = (ByViol){viol(found, i), i};
+  qsort(b, (size_t)n, sizeof(ByViol), by_viol);
+  int *order = nz_xmalloc(sizeof(int) * (size_t)(n + 1));
+  for (int i = 0; i < n; i++) order[i] = b[i].at;
+  free(b);
+  return order;
+}
+
+typedef struct {
+  double viol;
+  int i, j, k, l, ea, eb;
+} TwoFound;
+
+static double two_viol(const void *found, int i) { return ((const TwoFound *)found)[i].viol; }
+
+typedef struct {
+  double viol;
+  Cut u;
+} LongFound;
+
+static double long_viol(const void *found, int i) { return ((const LongFound *)found)[i].viol; }
+
 /* Two-cluster cycle rows (ILP.md, "Set partitioning"): for disjoint pairs
  * {i,j} and {k,l} with i ⇝ k and l ⇝ j, a partition fusing both pairs into
  * two different clusters X ∋ i,j and Y ∋ k,l has the closed walk X ⇝ Y ⇝ X,
@@ -1259,11 +1296,7 @@ static int separate_two_cycles(CG *C, int max_cuts) {
   for (int i = 0; i < n; i++)
     for (int j = i + 1; j < n; j++)
       if (f[i * n + j] > 1e-6) nz_vec_push(sp, i * n + j);
-  typedef struct {
-    double viol;
-    int i, j, k, l, ea, eb;
-  } Found;
-  NZ_VEC(Found) found = {0};
+  NZ_VEC(TwoFound) found = {0};
   for (int p = 0; p < sp.n; p++) {
     int i = sp.v[p] / n, j = sp.v[p] % n;
     for (int q = p + 1; q < sp.n; q++) {
@@ -1279,33 +1312,29 @@ static int separate_two_cycles(CG *C, int max_cuts) {
         if (F(es[t][0], es[t][1]) < F(es[e][0], es[e][1])) e = t;
       double viol = base - 1 - F(es[e][0], es[e][1]);
       if (viol > 1e-6) {
-        Found x = {viol, i, j, k, l, es[e][0], es[e][1]};
+        TwoFound x = {viol, i, j, k, l, es[e][0], es[e][1]};
         nz_vec_push(found, x);
       }
     }
   }
 #undef F
-  /* The most violated first. */
-  for (int a = 1; a < found.n; a++)
-    for (int b = a; b > 0 && found.v[b - 1].viol < found.v[b].viol; b--) {
-      Found t = found.v[b];
-      found.v[b] = found.v[b - 1];
-      found.v[b - 1] = t;
-    }
+  int *order = most_violated(found.n, two_viol, found.v);
   int added = 0;
-  for (int a = 0; a < found.n && added < max_cuts; a++) {
+  for (int o = 0; o < found.n && added < max_cuts; o++) {
+    const TwoFound *x = &found.v[order[o]];
     Cut u = {0};
     u.np = 3;
     u.a = nz_xmalloc(sizeof(int) * 3);
     u.b = nz_xmalloc(sizeof(int) * 3);
     u.sign = nz_xmalloc(sizeof(int) * 3);
-    u.a[0] = found.v[a].i, u.b[0] = found.v[a].j, u.sign[0] = 1;
-    u.a[1] = found.v[a].k, u.b[1] = found.v[a].l, u.sign[1] = 1;
-    u.a[2] = found.v[a].ea, u.b[2] = found.v[a].eb, u.sign[2] = -1;
+    u.a[0] = x->i, u.b[0] = x->j, u.sign[0] = 1;
+    u.a[1] = x->k, u.b[1] = x->l, u.sign[1] = 1;
+    u.a[2] = x->ea, u.b[2] = x->eb, u.sign[2] = -1;
     u.rhs = 1;
     add_cut(C, &u);
     added++;
   }
+  free(order);
   nz_vec_free(found);
   nz_vec_free(sp);
   free(f);
@@ -1344,11 +1373,7 @@ static int separate_long_cycles(CG *C, int max_cuts) {
       for (int w = 0; w < n; w++)
         if (w != v && fus_path(C->g, u, w) && cost < arc[(size_t)v * n + w]) arc[(size_t)v * n + w] = cost, via[(size_t)v * n + w] = u;
     }
-  typedef struct {
-    double viol;
-    Cut u;
-  } Found;
-  NZ_VEC(Found) found = {0};
+  NZ_VEC(LongFound) found = {0};
   double *dist = nz_xmalloc(sizeof(double) * (size_t)n);
   int *prev = nz_xmalloc(sizeof(int) * (size_t)n), *walk = nz_xmalloc(sizeof(int) * ((size_t)n + 1));
   char *done = nz_xmalloc((size_t)n);
@@ -1407,7 +1432,7 @@ static int separate_long_cycles(CG *C, int max_cuts) {
       }
     }
     if (jumps >= 1 && ea >= 0 && viol > 1e-4) {
-      Found x = {viol, {0}};
+      LongFound x = {viol, {0}};
       x.u.a = nz_xmalloc(sizeof(int) * (size_t)(jumps + 1));
       x.u.b = nz_xmalloc(sizeof(int) * (size_t)(jumps + 1));
       x.u.sign = nz_xmalloc(sizeof(int) * (size_t)(jumps + 1));
@@ -1421,21 +1446,18 @@ static int separate_long_cycles(CG *C, int max_cuts) {
     nz_vec_free(st_u);
   }
 #undef F
-  for (int a = 1; a < found.n; a++)
-    for (int b = a; b > 0 && found.v[b - 1].viol < found.v[b].viol; b--) {
-      Found t = found.v[b];
-      found.v[b] = found.v[b - 1];
-      found.v[b - 1] = t;
-    }
+  int *order = most_violated(found.n, long_viol, found.v);
   int added = 0;
-  for (int a = 0; a < found.n; a++) {
+  for (int o = 0; o < found.n; o++) {
+    Cut *u = &found.v[order[o]].u;
     if (added < max_cuts) {
-      add_cut(C, &found.v[a].u);
+      add_cut(C, u);
       added++;
     } else {
-      free(found.v[a].u.a), free(found.v[a].u.b), free(found.v[a].u.sign);
+      cut_free(u);
     }
   }
+  free(order);
   if (getenv("NESSIE_CG_TRACE")) fprintf(stderr, "ilp-cg: long cycle rows: %d violated, %d added\n", found.n, added);
   nz_vec_free(found);
   free(dist), free(prev), free(walk), free(done);
