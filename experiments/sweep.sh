@@ -24,7 +24,8 @@
 # strategy), solver-summary.csv (per invocations and strategy: regions, median and max
 # solve seconds, proven optimal / feasible / time-limit fallback counts; the table the
 # README quotes), fusion-quality.csv (each greedy schedule against the best ILP schedule
-# of its region), solver-time.svg|png and fusion-quality.svg|png.
+# of its region), greedy-scale.csv (greedy at 300-10000 invocations, one region each),
+# solver-time.svg|png and fusion-quality.svg|png.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 size=default jobs=2 out=results limit="" bin=bin
@@ -43,13 +44,13 @@ done
 # huge_solvers: the ILP solvers of the huge band.
 case "$size" in
   tiny)    small="4 6"; big="8"; huge="10"; chains="2 4"; seeds="1"; tl=2
-           mono_max=6; huge_solvers="glpk,cbc" ;;
+           mono_max=6; huge_solvers="glpk,cbc"; scale="50 100" ;;
   small)   small="5 10 15 20"; big="30 40"; huge="60 100"; chains="2 4"; seeds="1 2"; tl=5
-           mono_max=20; huge_solvers="glpk,cbc" ;;
+           mono_max=20; huge_solvers="glpk,cbc"; scale="300 1000" ;;
   default) small="5 10 15 20 25 30 40"; big="60 80 100"; huge="150 200 300"; chains="2 4 8"; seeds="1 2"; tl=10
-           mono_max=40; huge_solvers="glpk,cbc" ;;
+           mono_max=40; huge_solvers="glpk,cbc"; scale="300 1000 3000 10000" ;;
   large)   small="5 10 15 20 25 30 40 50"; big="60 80 100"; huge="150 200 300 400 500"; chains="2 4 8"
-           seeds="1 2 3"; tl=30; mono_max=50; huge_solvers="glpk,cbc" ;;
+           seeds="1 2 3"; tl=30; mono_max=50; huge_solvers="glpk,cbc"; scale="300 1000 3000 10000 30000" ;;
   *) echo "sweep.sh: --size must be tiny, small, default or large" >&2; exit 2 ;;
 esac
 [ -n "$limit" ] && tl=$limit
@@ -94,6 +95,20 @@ pass "$small" "[ \$k -gt $mono_max ]" greedy-down,greedy-up,ilp,ilp-lazy,ilp-dec
 pass "$big" true greedy-down,greedy-up,ilp,ilp-lazy,ilp-decomp,ilp-cg glpk,cbc
 pass "$huge" true greedy-down,greedy-up,ilp-decomp,ilp-cg "$huge_solvers"
 end=$(date +%s)
+
+# Greedy at scale (the issue's "thousands of invocations in milliseconds"): one
+# region per size in $scale (the generator's default chain), greedy-down and
+# greedy-up, one job so the timings are not shared; greedy-scale.csv has the
+# kernels, strategy, solve seconds, and kernels and objective after fusion.
+echo "  greedy at scale: $scale invocations" >&2
+scale_specs=()
+for k in $scale; do scale_specs+=("gen:kernels=$k,seed=1"); done
+"$bin/nessie-bench" --format=csv --scheduler=greedy-down,greedy-up --jobs=1 "${scale_specs[@]}" |
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    { k = $1; sub(/^"gen:kernels=/, "", k); sub(/,.*/, "", k)
+      sub(/^"[^"]*",/, "") } # the quoted input holds commas: drop it, then shift the columns
+    { print k "," $(col["scheduler"] - 1) "," $(col["solve_seconds"] - 1) "," $(col["kernels_after"] - 1) "," $(col["objective"] - 1) }' |
+  { echo "kernels,strategy,solve_seconds,kernels_after,objective"; cat; } >"$out/greedy-scale.csv"
 
 # Rows of bench.csv start with the quoted input "gen:kernels=K,chain=C,seed=S";
 # the awk below takes K, C, S from it and the other columns by name. strat is the
@@ -206,4 +221,4 @@ awk -F, -v OFS=, "$split_rows"'
 gnuplot -e "out='$out'; tl=$tl" experiments/plots/solver-time.gp
 gnuplot -e "out='$out'" experiments/plots/fusion-quality.gp
 echo "sweep ($size): $nruns scheduler runs in $((end - start)) s; wrote $out/bench.csv, solver-time.csv," \
-  "solver-summary.csv, fusion-quality.csv and plots" >&2
+  "solver-summary.csv, fusion-quality.csv, greedy-scale.csv and plots" >&2

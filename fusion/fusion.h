@@ -56,6 +56,7 @@ typedef struct FusGraph {
   uint64_t *into; /* row i, bit j: i into j (direct data dependence) */
   uint64_t *path; /* row i, bit j: a dataflow path of length >= 1 from i to j */
   int capinv, capvar, capsize;
+  int *vhash, vhcap; /* variable names, open addressing (index + 1; 0 empty) */
 } FusGraph;
 
 FusGraph *fus_graph_new(void);

@@ -21,6 +21,7 @@ void fus_graph_free(FusGraph *g) {
   free(g->inv);
   free(g->var);
   free(g->size_names);
+  free(g->vhash);
   free(g->into);
   free(g->path);
   nz_arena_free(g->arena);
@@ -42,10 +43,24 @@ int fus_graph_size(FusGraph *g, const char *name) {
   return g->nsize++;
 }
 
+static size_t name_hash(const char *s) {
+  size_t h = 1469598103934665603u;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211u;
+  return h;
+}
+
+/* The slot of `name` in the variable index: its entry, or the empty slot
+ * where it would go. */
+static size_t var_slot(const FusGraph *g, const char *name) {
+  size_t h = name_hash(name) & (size_t)(g->vhcap - 1);
+  while (g->vhash[h] && strcmp(g->var[g->vhash[h] - 1].name, name) != 0) h = (h + 1) & (size_t)(g->vhcap - 1);
+  return h;
+}
+
 int fus_graph_find_var(const FusGraph *g, const char *name) {
-  for (int v = 0; v < g->nvar; v++)
-    if (strcmp(g->var[v].name, name) == 0) return v;
-  return -1;
+  if (!g->vhcap) return -1;
+  size_t h = var_slot(g, name);
+  return g->vhash[h] - 1;
 }
 
 int fus_graph_var(FusGraph *g, const char *name, int is_array) {
@@ -61,6 +76,13 @@ int fus_graph_var(FusGraph *g, const char *name, int is_array) {
   x->name = nz_strndup(g->arena, name, strlen(name));
   x->is_array = is_array;
   x->producer = -1;
+  if ((g->nvar + 1) * 2 > g->vhcap) { /* the index at most half full */
+    free(g->vhash);
+    g->vhcap = g->vhcap ? 2 * g->vhcap : 64;
+    g->vhash = nz_xcalloc((size_t)g->vhcap, sizeof(int));
+    for (int v = 0; v < g->nvar; v++) g->vhash[var_slot(g, g->var[v].name)] = v + 1;
+  }
+  g->vhash[var_slot(g, x->name)] = g->nvar + 1;
   return g->nvar++;
 }
 

@@ -38,7 +38,77 @@ typedef struct {
   int *mark, stamp;             /* visited marks per cluster */
   int *fwd, nfwd, *bwd, nbwd;   /* the affected clusters of the last search */
   int reference;
+  /* Refused merges of two clusters (open addressing, key a * n + b + 1 with
+   * a < b, 0 empty), with when: the two clusters' versions then (each
+   * cluster's version counts the clusters it absorbed), or FOREVER when they
+   * hold an incompatible pair (clusters only grow and keep their id, so that
+   * pair stays inside). A merge refused for a cycle A -> X -> ... -> B is
+   * refused again until A or B absorbs a cluster: merges elsewhere contract
+   * the walk but keep a cluster other than A and B on it. The horizontal
+   * sweep tries a pair of clusters once per pair of their members, and
+   * checking |A| x |B| pairs and the cycle search each time made greedy
+   * cubic (3000 invocations: 3.3 s; now 0.02 s). */
+  uint64_t *bad;
+  long *when;
+  size_t nbad, capbad;
+  int *ver;
 } State;
+
+#define FOREVER (-1L)
+
+/* The versions of clusters a < b, as one value. */
+static long versions(const State *S, int a, int b) {
+  if (a > b) {
+    int t = a;
+    a = b;
+    b = t;
+  }
+  return (long)S->ver[a] * 2147483648L + S->ver[b];
+}
+
+static size_t bad_slot(const State *S, uint64_t key) {
+  size_t h = (size_t)(key * 0x9E3779B97F4A7C15ull) & (S->capbad - 1);
+  while (S->bad[h] && S->bad[h] != key) h = (h + 1) & (S->capbad - 1);
+  return h;
+}
+
+static uint64_t bad_key(const State *S, int a, int b) {
+  if (a > b) {
+    int t = a;
+    a = b;
+    b = t;
+  }
+  return (uint64_t)a * (uint64_t)S->g->ninv + (uint64_t)b + 1;
+}
+
+static int known_bad(const State *S, int a, int b) {
+  if (!S->capbad) return 0;
+  uint64_t key = bad_key(S, a, b);
+  size_t h = bad_slot(S, key);
+  return S->bad[h] == key && (S->when[h] == FOREVER || S->when[h] == versions(S, a, b));
+}
+
+static void remember_bad(State *S, int a, int b, long when) {
+  if ((S->nbad + 1) * 2 > S->capbad) { /* grow, at most half full */
+    uint64_t *old = S->bad;
+    long *oldw = S->when;
+    size_t oldcap = S->capbad;
+    S->capbad = oldcap ? oldcap * 2 : 1024;
+    S->bad = nz_xcalloc(S->capbad, sizeof(uint64_t));
+    S->when = nz_xcalloc(S->capbad, sizeof(long));
+    for (size_t h = 0; h < oldcap; h++)
+      if (old[h]) {
+        size_t k = bad_slot(S, old[h]);
+        S->bad[k] = old[h], S->when[k] = oldw[h];
+      }
+    free(old);
+    free(oldw);
+  }
+  uint64_t key = bad_key(S, a, b);
+  size_t h = bad_slot(S, key);
+  if (!S->bad[h]) S->bad[h] = key, S->nbad++;
+  S->when[h] = when;
+}
 
 /* Calls visit(S, cluster) for every cluster an edge leaves (dir = 1) or enters
  * (dir = -1) cluster c; stops early when visit returns nonzero. */
@@ -142,10 +212,13 @@ static int merge_acyclic(State *S, int a, int b) {
 static void try_merge(State *S, int x, int y) {
   const FusGraph *g = S->g;
   int ca = S->cl[x], cb = S->cl[y];
-  if (ca == cb) return;
+  if (ca == cb || known_bad(S, ca, cb)) return;
   for (int i = S->head[ca]; i >= 0; i = S->next[i])
     for (int j = S->head[cb]; j >= 0; j = S->next[j])
-      if (!fus_pair_ok(g, i, j, NULL)) return;
+      if (!fus_pair_ok(g, i, j, NULL)) {
+        remember_bad(S, ca, cb, FOREVER);
+        return;
+      }
   if (S->pos[cb] < S->pos[ca]) { /* a is the earlier one */
     int t = ca;
     ca = cb;
@@ -153,7 +226,11 @@ static void try_merge(State *S, int x, int y) {
   }
   /* (Reference mode does not maintain positions; which id survives does not
    * change the partition.) */
-  if (S->reference ? !fus_legal_merge(g, S->cl, ca, cb, NULL) : !merge_acyclic(S, ca, cb)) return;
+  if (S->reference ? !fus_legal_merge(g, S->cl, ca, cb, NULL) : !merge_acyclic(S, ca, cb)) {
+    remember_bad(S, ca, cb, versions(S, ca, cb));
+    return;
+  }
+  S->ver[ca]++;
   for (int j = S->head[cb]; j >= 0; j = S->next[j]) S->cl[j] = ca;
   S->next[S->tail[ca]] = S->head[cb];
   S->tail[ca] = S->tail[cb];
@@ -188,6 +265,7 @@ void fus_greedy(const FusGraph *g, int *cl, int down, int reference) {
   State S = {.g = g, .cl = cl, .reference = reference};
   S.next = nz_xmalloc(sz), S.head = nz_xmalloc(sz), S.tail = nz_xmalloc(sz), S.pos = nz_xmalloc(sz);
   S.mark = nz_xcalloc((size_t)(n ? n : 1), sizeof(int)), S.fwd = nz_xmalloc(sz), S.bwd = nz_xmalloc(sz);
+  S.ver = nz_xcalloc((size_t)(n ? n : 1), sizeof(int));
   for (int i = 0; i < n; i++) { /* program order is a topological order */
     cl[i] = S.head[i] = S.tail[i] = S.pos[i] = i;
     S.next[i] = -1;
@@ -238,7 +316,8 @@ void fus_greedy(const FusGraph *g, int *cl, int down, int reference) {
     int i = ord[a].idx, end = bystart[g->inv[i].soac]; /* bystart[k] is now the end of k's list */
     for (int r = rank[a] + 1; r < end; r++) {
       int j = ord[by[r]].idx;
-      if (cl[i] != cl[j] && fus_indep(g, i, j) && fus_hcompat(g, i, j, NULL)) try_merge(&S, i, j);
+      if (cl[i] != cl[j] && !known_bad(&S, cl[i], cl[j]) && fus_indep(g, i, j) && fus_hcompat(g, i, j, NULL))
+        try_merge(&S, i, j);
     }
   }
   free(bystart);
@@ -254,6 +333,9 @@ void fus_greedy(const FusGraph *g, int *cl, int down, int reference) {
   free(S.mark);
   free(S.fwd);
   free(S.bwd);
+  free(S.bad);
+  free(S.when);
+  free(S.ver);
 }
 
 int fus_sched_greedy_down(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
