@@ -316,6 +316,9 @@ void fus_greedy(const FusGraph *g, int *cl, int down, int reference) {
     int i = ord[a].idx, end = bystart[g->inv[i].soac]; /* bystart[k] is now the end of k's list */
     for (int r = rank[a] + 1; r < end; r++) {
       int j = ord[by[r]].idx;
+      /* Cheapest first: two known, different sizes are never one space. */
+      int si = g->inv[i].size, sj = g->inv[j].size;
+      if (si != FUS_UNKNOWN && sj != FUS_UNKNOWN && si != sj) continue;
       if (cl[i] != cl[j] && !known_bad(&S, cl[i], cl[j]) && fus_indep(g, i, j) && fus_hcompat(g, i, j, NULL))
         try_merge(&S, i, j);
     }
