@@ -134,20 +134,19 @@ static int each_neighbour(State *S, int c, int dir, int (*visit)(State *, int, v
 
 typedef struct {
   int bound, target;
+  int from_other; /* searching from a cluster other than A */
 } Search;
 
-/* Forward from A: clusters positioned before B; reaching B from one of them
- * (not from A itself) closes a cycle. */
+/* Forward from A: clusters positioned before B; an edge into B from one of
+ * them (not from A itself) closes a cycle, and stops the search. */
 static int visit_fwd(State *S, int x, void *arg) {
   Search *q = arg;
-  if (x == q->target) return 0; /* an edge into B; cycle only from a non-A cluster, checked by the caller */
+  if (x == q->target) return q->from_other;
   if (S->pos[x] >= q->bound || S->mark[x] == S->stamp) return 0;
   S->mark[x] = S->stamp;
   S->fwd[S->nfwd++] = x;
   return 0;
 }
-
-static int hits_target(State *S, int x, void *arg) { return x == ((Search *)arg)->target; }
 
 static int visit_bwd(State *S, int x, void *arg) {
   Search *q = arg;
@@ -173,15 +172,14 @@ static int cmp_pos(const void *a, const void *b) {
  * clusters reaching b first, then the merged one, then those reached from a
  * (Pearce and Kelly's reordering for a new edge b -> a). */
 static int merge_acyclic(State *S, int a, int b) {
-  Search q = {S->pos[b], b};
+  Search q = {S->pos[b], b, 0};
   S->stamp++;
   S->nfwd = 0;
   each_neighbour(S, a, 1, visit_fwd, &q);
-  for (int k = 0; k < S->nfwd; k++) {
-    if (each_neighbour(S, S->fwd[k], 1, hits_target, &q)) return 0; /* a -> ... -> x -> b */
-    each_neighbour(S, S->fwd[k], 1, visit_fwd, &q);
-  }
-  Search r = {S->pos[a], a};
+  q.from_other = 1;
+  for (int k = 0; k < S->nfwd; k++)
+    if (each_neighbour(S, S->fwd[k], 1, visit_fwd, &q)) return 0; /* a -> ... -> x -> b */
+  Search r = {S->pos[a], a, 0};
   S->stamp++;
   S->nbwd = 0;
   each_neighbour(S, b, -1, visit_bwd, &r);
