@@ -53,6 +53,16 @@ typedef struct {
   long *when;
   size_t nbad, capbad;
   int *ver;
+  /* Per cluster, its out- (adj[1]) and in-neighbours (adj[0]) as cluster
+   * ids, each once when last compacted; an id names a cluster that may since
+   * have been absorbed, so readers resolve it through cl (a cluster's id is
+   * one of its members). The cycle searches walk these instead of every
+   * member's edges: a horizontally fused cluster of hundreds of MAPs has
+   * hundreds of edges but few neighbouring clusters. */
+  struct Adj {
+    int *v, n, cap;
+  } *adj[2];
+  int *amark, astamp;
 } State;
 
 #define FOREVER (-1L)
@@ -115,23 +125,37 @@ static void remember_bad(State *S, int a, int b, long when) {
 /* Calls visit(S, cluster) for every cluster an edge leaves (dir = 1) or enters
  * (dir = -1) cluster c; stops early when visit returns nonzero. */
 static int each_neighbour(State *S, int c, int dir, int (*visit)(State *, int, void *), void *arg) {
-  const FusGraph *g = S->g;
-  for (int i = S->head[c]; i >= 0; i = S->next[i]) {
-    const FusInv *I = &g->inv[i];
-    if (dir > 0) {
-      for (int d = 0; d < I->ndefs; d++) {
-        const FusVar *x = &g->var[I->defs[d]];
-        for (int u = 0; u < x->nconsumers; u++)
-          if (S->cl[x->consumers[u]] != c && visit(S, S->cl[x->consumers[u]], arg)) return 1;
-      }
-    } else {
-      for (int u = 0; u < I->nuses; u++) {
-        int p = g->var[I->uses[u].var].producer;
-        if (p >= 0 && S->cl[p] != c && visit(S, S->cl[p], arg)) return 1;
-      }
-    }
+  const struct Adj *L = &S->adj[dir > 0][c];
+  for (int t = 0; t < L->n; t++) {
+    int y = S->cl[L->v[t]];
+    if (y != c && visit(S, y, arg)) return 1;
   }
   return 0;
+}
+
+static void adj_push(struct Adj *L, int x) {
+  if (L->n == L->cap) {
+    L->cap = L->cap ? 2 * L->cap : 4;
+    L->v = nz_xrealloc(L->v, sizeof(int) * (size_t)L->cap);
+  }
+  L->v[L->n++] = x;
+}
+
+/* Cluster a absorbed b (cl already says so): a's list gets b's, resolved to
+ * current clusters, without a itself and without repeats. */
+static void adj_merge(State *S, struct Adj *L, int a, int b) {
+  for (int t = 0; t < L[b].n; t++) adj_push(&L[a], L[b].v[t]);
+  free(L[b].v);
+  L[b] = (struct Adj){0};
+  S->astamp++;
+  int k = 0;
+  for (int t = 0; t < L[a].n; t++) {
+    int y = S->cl[L[a].v[t]];
+    if (y == a || S->amark[y] == S->astamp) continue;
+    S->amark[y] = S->astamp;
+    L[a].v[k++] = y;
+  }
+  L[a].n = k;
 }
 
 typedef struct {
@@ -235,6 +259,8 @@ static void try_merge(State *S, int x, int y) {
   S->next[S->tail[ca]] = S->head[cb];
   S->tail[ca] = S->tail[cb];
   S->head[cb] = S->tail[cb] = -1;
+  adj_merge(S, S->adj[0], ca, cb);
+  adj_merge(S, S->adj[1], ca, cb);
 }
 
 /* Distinct producers (in the region) of invocation i, in decreasing order. */
@@ -269,6 +295,21 @@ void fus_greedy(const FusGraph *g, int *cl, int down, int reference) {
   for (int i = 0; i < n; i++) { /* program order is a topological order */
     cl[i] = S.head[i] = S.tail[i] = S.pos[i] = i;
     S.next[i] = -1;
+  }
+  S.amark = nz_xcalloc((size_t)(n ? n : 1), sizeof(int));
+  for (int d = 0; d < 2; d++) S.adj[d] = nz_xcalloc((size_t)(n ? n : 1), sizeof(struct Adj));
+  for (int i = 0; i < n; i++) { /* every edge once, from both ends */
+    S.astamp++;
+    for (int d = 0; d < g->inv[i].ndefs; d++) {
+      const FusVar *x = &g->var[g->inv[i].defs[d]];
+      for (int u = 0; u < x->nconsumers; u++) {
+        int c = x->consumers[u];
+        if (c == i || S.amark[c] == S.astamp) continue;
+        S.amark[c] = S.astamp;
+        adj_push(&S.adj[1][i], c);
+        adj_push(&S.adj[0][c], i);
+      }
+    }
   }
   if (down) {
     for (int i = 0; i < n; i++) { /* program order is topological */
@@ -339,6 +380,11 @@ void fus_greedy(const FusGraph *g, int *cl, int down, int reference) {
   free(S.bad);
   free(S.when);
   free(S.ver);
+  for (int d = 0; d < 2; d++) {
+    for (int i = 0; i < n; i++) free(S.adj[d][i].v);
+    free(S.adj[d]);
+  }
+  free(S.amark);
 }
 
 int fus_sched_greedy_down(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
