@@ -147,51 +147,17 @@ static int iterated(const LcuSoac *s, const char *x, int strict) {
 typedef struct {
   FusLcuRegion *r;
   FusGraph *g;
-  /* The region's bound names (interned: compared as pointers), open
-   * addressing: name, invocation, bind; a scan per lookup made building a
-   * 10000-invocation region quadratic. */
-  const char **pname;
-  int *pinv, *pbind, pcap;
 } Ctx;
 
-static size_t ptr_slot(const Ctx *c, const char *name) {
-  size_t h = ((size_t)(uintptr_t)name >> 3) * 0x9E3779B97F4A7C15u & (size_t)(c->pcap - 1);
-  while (c->pname[h] && c->pname[h] != name) h = (h + 1) & (size_t)(c->pcap - 1);
-  return h;
+/* The invocation of the region that binds `name`, or -1. Invocations enter
+ * the graph in program order, so every name a later one reads is already
+ * there with its producer; the graph's variable index makes this a lookup
+ * (a scan of the region per call made building 10000 invocations
+ * quadratic). */
+static int producer_of(const Ctx *c, const char *name) {
+  int v = fus_graph_find_var(c->g, name);
+  return v < 0 ? -1 : c->g->var[v].producer;
 }
-
-static void ctx_init(Ctx *c, FusLcuRegion *r, FusGraph *g) {
-  c->r = r, c->g = g;
-  int nb = 0;
-  for (int i = 0; i < r->ninv; i++) nb += r->inv[i].let->nbinds;
-  for (c->pcap = 16; c->pcap < 2 * nb; c->pcap *= 2) {}
-  c->pname = nz_xcalloc((size_t)c->pcap, sizeof(char *));
-  c->pinv = nz_xmalloc(sizeof(int) * (size_t)c->pcap);
-  c->pbind = nz_xmalloc(sizeof(int) * (size_t)c->pcap);
-  for (int i = 0; i < r->ninv; i++)
-    for (int b = 0; b < r->inv[i].let->nbinds; b++) {
-      const char *name = r->inv[i].let->binds[b].name;
-      size_t h = ptr_slot(c, name);
-      if (c->pname[h]) continue; /* names are unique per function; the first */
-      c->pname[h] = name, c->pinv[h] = i, c->pbind[h] = b;
-    }
-}
-
-static void ctx_free(Ctx *c) {
-  free(c->pname);
-  free(c->pinv);
-  free(c->pbind);
-}
-
-/* The invocation of the region that binds `name` (and which of its binds),
- * or -1. */
-static int producer_of(const Ctx *c, const char *name, int *bind) {
-  size_t h = ptr_slot(c, name);
-  if (!c->pname[h]) return -1;
-  if (bind) *bind = c->pbind[h];
-  return c->pinv[h];
-}
-
 
 /* The CPU variable passed for kernel parameter `param` of invocation i. */
 static const char *arg_of(const FusLcuInv *inv, const char *param) {
@@ -213,7 +179,7 @@ static const char *var_len_key(Ctx *c, const char *name, int depth);
 
 /* The length of CPU array variable `name`, as a key. */
 static const char *var_len_key(Ctx *c, const char *name, int depth) {
-  int b, j = producer_of(c, name, &b);
+  int j = producer_of(c, name);
   if (j < 0 || depth > 64) return nz_sprintf(c->g->arena, "#%s", name);
   const LcuSoac *s = &c->r->inv[j].kernel->soacs[0];
   switch (s->kind) {
@@ -300,8 +266,7 @@ static void collect_vars(const LcuExpr *e, FusNames *set) {
 
 static FusGraph *build_graph(FusLcuRegion *r) {
   FusGraph *g = fus_graph_new();
-  Ctx c;
-  ctx_init(&c, r, g);
+  Ctx c = {r, g};
   for (int i = 0; i < r->ninv; i++) {
     const FusLcuInv *inv = &r->inv[i];
     const LcuKernel *k = inv->kernel;
@@ -312,7 +277,7 @@ static FusGraph *build_graph(FusLcuRegion *r) {
       const char *name = run->args[a]->name;
       const LcuType *ty = k->params[a].ty;
       int v = fus_graph_var(g, name, ty->kind == LT_ARRAY);
-      int pb, pj = producer_of(&c, name, &pb), strict = 0;
+      int pj = producer_of(&c, name), strict = 0;
       if (pj >= 0) {
         const LcuSoac *ps = &r->inv[pj].kernel->soacs[0];
         strict = ps->kind == LS_FILTER || ps->kind == LS_PARTITION || ps->kind == LS_PERMUTE;
@@ -324,7 +289,7 @@ static FusGraph *build_graph(FusLcuRegion *r) {
          * may observe element order. */
         const LcuSoac *ps = &r->inv[pj].kernel->soacs[0];
         if (s->size.kind != LZ_LEN || arg_of(inv, s->size.name) == NULL ||
-            producer_of(&c, arg_of(inv, s->size.name), NULL) != pj)
+            producer_of(&c, arg_of(inv, s->size.name)) != pj)
           it = 0;
         if (ps->kind == LS_PERMUTE && ps->outlen.kind != LZ_NONE) it = 0;
         for (int q = 0; q < s->nrops; q++)
@@ -364,7 +329,6 @@ static FusGraph *build_graph(FusLcuRegion *r) {
   for (int v = 0; v < g->nvar; v++)
     if (g->var[v].name && fus_names_has(after, nz_intern_cstr(g->var[v].name))) fus_graph_live_out(g, v);
   fus_names_free(after);
-  ctx_free(&c);
   if (fus_graph_finish(g) != 0) nz_die("region %d of %s: inconsistent dataflow graph", r->index, r->func->name);
   return g;
 }
