@@ -1257,10 +1257,15 @@ static int by_viol(const void *x, const void *y) {
   return a->at - b->at;
 }
 
-/* order[0..n): the candidates' indices, the most violated first. */
-static int *most_violated(int n, double (*viol)(const void *found, int i), const void *found) {
+/* order[0..n): the indices of n candidates `stride` bytes apart, each
+ * starting with its violation (a double), the most violated first. */
+static int *most_violated(const void *found, size_t stride, int n) {
   ByViol *b = nz_xmalloc(sizeof(ByViol) * (size_t)(n + 1));
-  for (int i = 0; i < n; i++) b[i] = (ByViol){viol(found, i), i};
+  for (int i = 0; i < n; i++) {
+    double v;
+    memcpy(&v, (const char *)found + (size_t)i * stride, sizeof v);
+    b[i] = (ByViol){v, i};
+  }
   qsort(b, (size_t)n, sizeof(ByViol), by_viol);
   int *order = nz_xmalloc(sizeof(int) * (size_t)(n + 1));
   for (int i = 0; i < n; i++) order[i] = b[i].at;
@@ -1269,18 +1274,14 @@ static int *most_violated(int n, double (*viol)(const void *found, int i), const
 }
 
 typedef struct {
-  double viol;
+  double viol; /* first, for most_violated */
   int i, j, k, l, ea, eb;
 } TwoFound;
 
-static double two_viol(const void *found, int i) { return ((const TwoFound *)found)[i].viol; }
-
 typedef struct {
-  double viol;
+  double viol; /* first, for most_violated */
   Cut u;
 } LongFound;
-
-static double long_viol(const void *found, int i) { return ((const LongFound *)found)[i].viol; }
 
 /* Two-cluster cycle rows (ILP.md, "Set partitioning"): for disjoint pairs
  * {i,j} and {k,l} with i ⇝ k and l ⇝ j, a partition fusing both pairs into
@@ -1318,7 +1319,7 @@ static int separate_two_cycles(CG *C, int max_cuts) {
     }
   }
 #undef F
-  int *order = most_violated(found.n, two_viol, found.v);
+  int *order = most_violated(found.v, sizeof *found.v, found.n);
   int added = 0;
   for (int o = 0; o < found.n && added < max_cuts; o++) {
     const TwoFound *x = &found.v[order[o]];
@@ -1446,7 +1447,7 @@ static int separate_long_cycles(CG *C, int max_cuts) {
     nz_vec_free(st_u);
   }
 #undef F
-  int *order = most_violated(found.n, long_viol, found.v);
+  int *order = most_violated(found.v, sizeof *found.v, found.n);
   int added = 0;
   for (int o = 0; o < found.n; o++) {
     Cut *u = &found.v[order[o]].u;
