@@ -5,14 +5,6 @@
  * problem restricted to the group (ILP.md, "The decomposed variant"). */
 #include "fusion.h"
 
-#include <time.h>
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* By increasing j - i, so the pairs a closure step reads are final; each pair
  * is one pass of word-wide operations over the path matrix. */
 char *fus_apart(const FusGraph *g) {
@@ -238,7 +230,7 @@ static int solve_group(const FusGroup *G, const FusGroupModel *gm, FusWeights w,
     m->heuristic_ctx = &S;
   }
   for (;;) {
-    double left = deadline > 0 ? deadline - now() : 0;
+    double left = deadline > 0 ? deadline - nz_now() : 0;
     if (deadline > 0 && left <= 0) break;
     /* CBC 2.10.8 can crash in CglPreProcess::postProcess when a very short
      * limit expires during preprocessing (seen with 0.18 s left on
@@ -257,7 +249,7 @@ static int solve_group(const FusGroup *G, const FusGroupModel *gm, FusWeights w,
     if (r.nodes > 0) out->nodes += r.nodes;
     if (getenv("NESSIE_DECOMP_TRACE"))
       fprintf(stderr, "group of %d: %d cols %d rows, %s %.3f s, %ld nodes, %ld lazy rows added, obj %.0f\n", G->ng, m->ncols,
-              m->nrows, r.optimal ? "optimal" : r.has_solution ? "feasible" : "none", left - (deadline - now()), r.nodes,
+              m->nrows, r.optimal ? "optimal" : r.has_solution ? "feasible" : "none", left - (deadline - nz_now()), r.nodes,
               r.lazy_rows, r.objective);
     int again = 0;
     if (r.has_solution) {
@@ -328,7 +320,7 @@ int fus_sched_decomposed(const FusGraph *g, FusOptions *opt, FusSchedule *out, c
     out->status = FUS_ST_OPTIMAL;
     return 0;
   }
-  double t0 = now();
+  double t0 = nz_now();
   char *apart = fus_apart(g);
   int *mem = nz_xmalloc(sizeof(int) * (size_t)n), *lid = nz_xmalloc(sizeof(int) * (size_t)n);
   FusGroup G = {g, n, apart, 0, mem, lid};
@@ -340,12 +332,12 @@ int fus_sched_decomposed(const FusGraph *g, FusOptions *opt, FusSchedule *out, c
     for (int j = i + 1; j < n; j++)
       if (!apart[i * n + j]) grp[find(grp, i)] = find(grp, j);
   for (int i = 0; i < n; i++) grp[i] = find(grp, i);
-  out->build_seconds = now() - t0;
+  out->build_seconds = nz_now() - t0;
   /* The better greedy schedule: every group's start (its restriction, others
    * alone, is legal) and the fallback. */
   int *greedy = nz_xmalloc(sizeof(int) * (size_t)n);
   fus_greedy_best(g, greedy);
-  double t1 = now(), deadline = opt->time_limit > 0 ? t1 + opt->time_limit : 0;
+  double t1 = nz_now(), deadline = opt->time_limit > 0 ? t1 + opt->time_limit : 0;
   int *best = nz_xmalloc(sizeof(int) * (size_t)n);   /* per invocation: its group's solution */
   char *solved = nz_xcalloc((size_t)n, 1);           /* per group root: solved and not merged since */
   char *proven = nz_xcalloc((size_t)n, 1);           /* per group root */
@@ -406,7 +398,7 @@ int fus_sched_decomposed(const FusGraph *g, FusOptions *opt, FusSchedule *out, c
         fus_cost(g, start, &b);
         if (a.objective < b.objective) memcpy(start, sol, sizeof(int) * (size_t)n);
       }
-      if (deadline > 0 && now() >= deadline) {
+      if (deadline > 0 && nz_now() >= deadline) {
         memcpy(sol, start, sizeof(int) * (size_t)n);
         proven[r] = 0;
       } else {
@@ -446,7 +438,7 @@ int fus_sched_decomposed(const FusGraph *g, FusOptions *opt, FusSchedule *out, c
       for (int q = 0; q < nr && !fixed_one; q++) {
         int r = cand[q];
         if (!proven[r] || gsize(grp, n, r) < 2) continue;
-        if (deadline > 0 && now() >= deadline) break;
+        if (deadline > 0 && nz_now() >= deadline) break;
         for (int i = 0; i < n; i++) start[i] = grp[i] == r ? n + i : comb[i];
         fus_partition_canon(n, start);
         if (fus_contracted_cycle(g, start, cin2, cout2)) continue; /* the others conflict among themselves */
@@ -456,7 +448,7 @@ int fus_sched_decomposed(const FusGraph *g, FusOptions *opt, FusSchedule *out, c
           else lid[i] = -1;
         /* A repair is a gamble on a tie: proving that none exists can take
          * as long as solving the merged group, so it gets a small budget. */
-        double obj = -1, cap = now() + (opt->time_limit > 0 ? 0.05 * opt->time_limit : 0.5);
+        double obj = -1, cap = nz_now() + (opt->time_limit > 0 ? 0.05 * opt->time_limit : 0.5);
         int ok = solve_group(&G, gm, w, opt, deadline > 0 && deadline < cap ? deadline : cap, start, comb, sol,
                              gopt[r], gopt[r] + 0.5, &obj, out);
         repairs++;
@@ -498,7 +490,7 @@ int fus_sched_decomposed(const FusGraph *g, FusOptions *opt, FusSchedule *out, c
     solved[root] = 0;
     merged_group[root] = 1;
     glb[root] = exact ? lb : 0;
-    if (deadline > 0 && now() >= deadline) {
+    if (deadline > 0 && nz_now() >= deadline) {
       all_proven = -1; /* out of time with a conflict: greedy */
       break;
     }
@@ -524,7 +516,7 @@ int fus_sched_decomposed(const FusGraph *g, FusOptions *opt, FusSchedule *out, c
       status = FUS_ST_FALLBACK;
     }
   }
-  out->solve_seconds = now() - t1;
+  out->solve_seconds = nz_now() - t1;
   out->status = (FusStatus)status;
   FusCost c;
   fus_cost(g, out->cl, &c);

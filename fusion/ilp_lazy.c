@@ -7,14 +7,6 @@
  * Measured against the reference in ILP.md ("The lazy variant"). */
 #include "fusion.h"
 
-#include <time.h>
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 typedef struct {
   const FusGraph *g;
   int n;
@@ -146,19 +138,19 @@ static int add_cycle_cut(const Lazy *L, FusIlp *m, const int *cl, int ncut) {
 
 int fus_sched_ilp_lazy(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
   int n = g->ninv;
-  double t0 = now();
+  double t0 = nz_now();
   Lazy L = {g, n, fus_apart(g), nz_xmalloc(sizeof(int) * ((size_t)n * (size_t)n + 1))};
   FusIlp *m = build(&L);
-  out->build_seconds = now() - t0;
+  out->build_seconds = nz_now() - t0;
   /* Start from the better greedy schedule, which is legal, hence feasible. */
   int *greedy = nz_xcalloc((size_t)(n ? n : 1), sizeof(int));
   fus_greedy_best(g, greedy);
-  double t1 = now();
+  double t1 = nz_now();
   int status = -1, cuts = 0;
   long nodes = 0;
   double objective = 0;
   for (;;) {
-    double left = opt->time_limit > 0 ? opt->time_limit - (now() - t1) : 0;
+    double left = opt->time_limit > 0 ? opt->time_limit - (nz_now() - t1) : 0;
     if (opt->time_limit > 0 && left <= 0) break;
     double *x = nz_xcalloc((size_t)(m->ncols ? m->ncols : 1), sizeof(double));
     double *start = nz_xcalloc((size_t)(m->ncols ? m->ncols : 1), sizeof(double));
@@ -188,7 +180,7 @@ int fus_sched_ilp_lazy(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
     free(x);
     if (done) break;
   }
-  out->solve_seconds = now() - t1;
+  out->solve_seconds = nz_now() - t1;
   if (status < 0) {
     memcpy(out->cl, greedy, sizeof(int) * (size_t)n);
     status = FUS_ST_FALLBACK;

@@ -6,14 +6,6 @@
  * solution (ILP.md, "The decomposed variant"). */
 #include "fusion.h"
 
-#include <time.h>
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static double objective(const FusGraph *g, const int *cl) {
   FusCost c;
   fus_cost(g, cl, &c);
@@ -31,14 +23,14 @@ static int pairs_ok(const FusGraph *g, const int *cl, int i, int c) {
 void fus_improve(const FusGraph *g, int *cl, const char *movable, double budget) {
   int n = g->ninv;
   if (n < 2) return;
-  double stop = now() + budget;
+  double stop = nz_now() + budget;
   /* Clusters made of movable invocations only may change; the others are
    * fixed (another group's, or a context's). */
   char *free_cl = nz_xmalloc((size_t)n * 2 + 1);
   int *trial = nz_xmalloc(sizeof(int) * (size_t)n);
   fus_partition_canon(n, cl);
   double cur = objective(g, cl);
-  for (int improved = 1; improved && now() < stop;) {
+  for (int improved = 1; improved && nz_now() < stop;) {
     improved = 0;
     memset(free_cl, 1, (size_t)n * 2 + 1);
     for (int i = 0; i < n; i++)
@@ -47,7 +39,7 @@ void fus_improve(const FusGraph *g, int *cl, const char *movable, double budget)
     for (int i = 0; i < n; i++)
       if (cl[i] + 1 > k) k = cl[i] + 1;
     /* Merges: each saves a kernel, the first priority. */
-    for (int a = 0; a < k && now() < stop; a++)
+    for (int a = 0; a < k && nz_now() < stop; a++)
       for (int b = a + 1; b < k; b++) {
         if (!free_cl[a] || !free_cl[b]) continue;
         int present_b = 0;
@@ -63,7 +55,7 @@ void fus_improve(const FusGraph *g, int *cl, const char *movable, double budget)
       continue;
     }
     /* Moves: i into another free cluster, or alone (cluster id n + i). */
-    for (int i = 0; i < n && !improved && now() < stop; i++) {
+    for (int i = 0; i < n && !improved && nz_now() < stop; i++) {
       if (movable && !movable[i]) continue;
       for (int c = 0; c <= k && !improved; c++) {
         int target = c == k ? n + i : c;

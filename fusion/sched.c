@@ -4,8 +4,6 @@
  * its prototype in fusion.h, and one line in the table below. */
 #include "fusion.h"
 
-#include <time.h>
-
 const FusScheduler fus_schedulers[] = {
     {"none", fus_sched_none, "no fusion: every invocation is its own kernel (the baseline)"},
     {"greedy-down", fus_sched_greedy_down, "top-down greedy: from producers, fuse consumers breadth-first"},
@@ -52,12 +50,6 @@ void fus_schedule_free(FusSchedule *s) {
   s->cl = NULL;
 }
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 int fus_schedule(const FusGraph *g, const char *name, FusOptions *opt, FusSchedule *out) {
   const FusScheduler *s = fus_scheduler_find(name);
   if (!s) nz_die("fus_schedule: no scheduler named %s", name);
@@ -67,12 +59,12 @@ int fus_schedule(const FusGraph *g, const char *name, FusOptions *opt, FusSchedu
   out->status = FUS_ST_GREEDY;
   out->solve_seconds = -1;
   out->nodes = -1;
-  double t0 = now();
+  double t0 = nz_now();
   if (s->run(g, opt, out) != 0) {
     fus_schedule_free(out);
     return -1;
   }
-  if (out->solve_seconds < 0) out->solve_seconds = now() - t0;
+  if (out->solve_seconds < 0) out->solve_seconds = nz_now() - t0;
   fus_partition_canon(g->ninv, out->cl);
   NzBuf why = {0};
   if (!fus_legal(g, out->cl, &why)) nz_die("scheduler %s produced an illegal partition: %s", name, why.s);

@@ -6,14 +6,6 @@
  * feasible schedule, else the greedy one, and say which in the status. */
 #include "fusion.h"
 
-#include <time.h>
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 int fus_ilp_dump(const FusIlp *m, FusOptions *opt) {
   if (!opt->dump_ilp) return 0;
   /* One file per instance: FILE, then FILE.1, FILE.2, ... for later regions. */
@@ -44,9 +36,9 @@ static void better_greedy(const FusGraph *g, FusOptions *opt, int *cl) {
 }
 
 static int solve(const FusGraph *g, FusOptions *opt, FusSchedule *out, int implied) {
-  double t0 = now();
+  double t0 = nz_now();
   FusIlp *m = fus_ilp_build_variant(g, implied);
-  out->build_seconds = now() - t0;
+  out->build_seconds = nz_now() - t0;
   out->nvars = m->ncols;
   out->nconstraints = m->nrows;
   if (fus_ilp_dump(m, opt) != 0) {
@@ -56,14 +48,14 @@ static int solve(const FusGraph *g, FusOptions *opt, FusSchedule *out, int impli
   double *x = nz_xcalloc((size_t)(m->ncols ? m->ncols : 1), sizeof(double));
   /* The better greedy schedule: the solver's first incumbent (so a time limit
    * never leaves us worse than greedy) and the fallback if it finds nothing. */
-  double t1 = now();
+  double t1 = nz_now();
   int *greedy = nz_xcalloc((size_t)(g->ninv ? g->ninv : 1), sizeof(int));
   better_greedy(g, opt, greedy);
   double *start = nz_xcalloc((size_t)(m->ncols ? m->ncols : 1), sizeof(double));
   fus_ilp_assign(m, g, greedy, start);
   FusIlpResult r;
   fus_ilp_solve(opt->solver, m, opt->time_limit, start, x, &r);
-  out->solve_seconds = now() - t1;
+  out->solve_seconds = nz_now() - t1;
   free(start);
   out->nodes = r.nodes;
   out->solver_objective = r.objective;

@@ -8,13 +8,6 @@
 #include "fusion.h"
 
 #include <math.h>
-#include <time.h>
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Reduced costs count as negative below -RC_EPS (objective units; the
  * cheapest term, one traversal, is 1). The node bound stays exact: it is the
@@ -110,7 +103,7 @@ typedef struct {
 #define SETB(B, i) ((B)[(i) >> 6] |= (uint64_t)1 << ((i)&63))
 
 static int out_of_time(CG *C) {
-  if (C->deadline > 0 && now() > C->deadline) C->timed_out = 1;
+  if (C->deadline > 0 && nz_now() > C->deadline) C->timed_out = 1;
   return C->timed_out;
 }
 
@@ -796,7 +789,7 @@ static int price_greedy(CG *C, FusWeights w, const char *only) {
  * column allowed here when the search was complete (*complete). */
 static int price(CG *C, FusWeights w, long limit, double tau, double *minrc, int *complete, const char *only) {
   int n = C->n, W = C->W, added = 0;
-  double t0 = now();
+  double t0 = nz_now();
   *minrc = tau > RC_EPS ? -tau : 0; /* unsearched subtrees: rc >= -tau */
   *complete = 1;
   Pricer P = {0};
@@ -833,11 +826,11 @@ static int price(CG *C, FusWeights w, long limit, double tau, double *minrc, int
     P.dup_min = 0;
     P.complete = 1;
     P.nmem = 0;
-    double tp = now();
+    double tp = nz_now();
     price_dfs(&P, cand, nc, 0, 0);
-    if (getenv("NESSIE_CG_TRACE") && now() - tp > 0.05)
+    if (getenv("NESSIE_CG_TRACE") && nz_now() - tp > 0.05)
       fprintf(stderr, "ilp-cg: price comp %d (%d atoms): %ld dfs nodes, %d found, %.3f s%s\n", comp, nc, P.work, P.nfound,
-              now() - tp, P.complete ? "" : " (stopped)");
+              nz_now() - tp, P.complete ? "" : " (stopped)");
     C->dfs_work += P.work;
     int exhausted = P.complete && !(P.nfound == P.keep && P.work > PRICE_ENOUGH);
     if (!exhausted) *complete = 0;
@@ -875,7 +868,7 @@ static int price(CG *C, FusWeights w, long limit, double tau, double *minrc, int
   nz_vec_free(P.flow.next);
   nz_vec_free(P.flow.cap);
   free(cand);
-  C->t_price += now() - t0;
+  C->t_price += nz_now() - t0;
   return added;
 }
 
@@ -946,17 +939,17 @@ static double read_duals(CG *C) {
 static int solve_lp(CG *C, int dual) {
   double left = 0;
   if (C->deadline > 0) {
-    left = C->deadline - now();
+    left = C->deadline - nz_now();
     if (left <= 0) {
       C->timed_out = 1;
       return -1;
     }
   }
   C->lps++;
-  double t0 = now();
+  double t0 = nz_now();
   C->lp_status = cg_lp_solve(C->lp, dual, left);
   if (C->lp_status == CG_LP_LIMIT) C->timed_out = 1;
-  C->t_lp += now() - t0;
+  C->t_lp += nz_now() - t0;
   return C->lp_status == CG_LP_OPT || C->lp_status == CG_LP_INFEAS ? 0 : -1;
 }
 
@@ -1087,7 +1080,7 @@ static void add_pending_cuts(CG *C);
  * smoothing was tried: slower on every region measured, 1.2-10x.) */
 static int column_generation(CG *C, int after_rows, double *bound) {
   int dual = after_rows;
-  double node_start = now();
+  double node_start = nz_now();
   *bound = -INFINITY;
   int perturbed = 1;
   perturb(C, 1);
@@ -1115,17 +1108,17 @@ static int column_generation(CG *C, int after_rows, double *bound) {
     if (st != CG_LP_OPT) return -1;
     if (getenv("NESSIE_CG_TRACE") && C->lps % 50 == 0)
       fprintf(stderr, "ilp-cg: LP %ld at %.2f s: z %.1f, %d columns in the LP, bound %.1f (pricing %.2f s, simplex %.2f s)\n",
-              C->lps, now() - C->t_start, cg_lp_value(C->lp), C->cols.n, *bound, C->t_price, C->t_lp);
+              C->lps, nz_now() - C->t_start, cg_lp_value(C->lp), C->cols.n, *bound, C->t_price, C->t_lp);
     double dualpart = read_duals(C), minrc;
     int complete;
     /* A long node (the root of a large region) gets the heuristics every
      * heur_every seconds: the incumbent decides how much of the complete
      * search can be skipped (below), and the root of a 300-invocation
      * region may take the whole limit. */
-    if (now() - (C->heur_time > node_start ? C->heur_time : node_start) > C->heur_every) {
+    if (nz_now() - (C->heur_time > node_start ? C->heur_time : node_start) > C->heur_every) {
       round_lp(C);
       restricted_master(C, 0.3);
-      C->heur_time = now();
+      C->heur_time = nz_now();
     }
     /* The cheap searches first (cheap_pricing, per component); the
      * complete search, which the bound needs, only when they find nothing. */
@@ -1156,7 +1149,7 @@ static int column_generation(CG *C, int after_rows, double *bound) {
     if (tau < RC_EPS) tau = RC_EPS;
     if (getenv("NESSIE_CG_TRACE"))
       fprintf(stderr, "ilp-cg: complete pricing at %.2f s (LP %ld): z %.3f, dual %.3f, target %.3f, tau %.3g\n",
-              now() - C->t_start, C->lps, cg_lp_value(C->lp), dualpart, target, tau);
+              nz_now() - C->t_start, C->lps, cg_lp_value(C->lp), dualpart, target, tau);
     added = price(C, C->w, 0, tau, &minrc, &complete, NULL);
     if (!complete) {
       if (C->timed_out) return -1;
@@ -1633,17 +1626,17 @@ static void restricted_master(CG *C, double budget) {
   for (int j = 0; j < ns; j++) start[j] = in_best(C, sel[j]);
   double *x = nz_xmalloc(sizeof(double) * (size_t)(ns + 1));
   int *cl = nz_xmalloc(sizeof(int) * (size_t)n);
-  double stop = now() + budget;
+  double stop = nz_now() + budget;
   for (int round = 0; round < 20; round++) {
-    double left = stop - now();
-    if (C->deadline > 0 && C->deadline - now() < left) left = C->deadline - now();
+    double left = stop - nz_now();
+    if (C->deadline > 0 && C->deadline - nz_now() < left) left = C->deadline - nz_now();
     if (left <= 0.01) break;
     FusIlpResult r;
     int bad = fus_ilp_solve(C->opt->solver, m, left, round == 0 ? start : NULL, x, &r) != 0;
     if (getenv("NESSIE_CG_TRACE"))
       fprintf(stderr, "ilp-cg: restricted master round %d: %d columns, %s%s, objective %.0f, %ld nodes, %.2f s of %.2f\n", round,
               ns, bad ? "error" : r.has_solution ? "solution" : "none", r.optimal ? " (optimal)" : "", r.objective, r.nodes,
-              left - (stop - now()), left);
+              left - (stop - nz_now()), left);
     if (bad || !r.has_solution) break;
     int k = 0;
     for (int i = 0; i < n; i++) cl[i] = -1;
@@ -1714,7 +1707,7 @@ static int branch_pair(CG *C, int *bi, int *bj) {
 
 int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
   int n = g->ninv, W = g->words;
-  double t0 = now();
+  double t0 = nz_now();
   CG C = {0};
   C.g = g;
   C.n = n;
@@ -1782,8 +1775,8 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
    * heuristic, part of the solve (up to 50 ms of local search). */
   int *cl = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
   for (int i = 0; i < n; i++) add_col(&C, &i, 1, NULL);
-  out->build_seconds = now() - t0;
-  double t1 = now();
+  out->build_seconds = nz_now() - t0;
+  double t1 = nz_now();
   fus_greedy_best(g, cl);
   fus_improve(g, cl, NULL, 0.05);
   offer(&C, cl, 0);
@@ -1846,7 +1839,7 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
     if (getenv("NESSIE_CG_TRACE") && (getenv("NESSIE_CG_TRACE")[0] == '2' || C.nodes == 1 || (C.nodes & (C.nodes - 1)) == 0)) {
       double lo = bound;
       for (int e = 0; e < open.n; e++) if (open.v[e]->bound < lo) lo = open.v[e]->bound;
-      fprintf(stderr, "ilp-cg: node %ld depth %d bound %.3f global %.3f best %.0f cols %d %.2f s\n", C.nodes, v->depth, bound, lo, C.best_obj, C.cols.n, now() - t1);
+      fprintf(stderr, "ilp-cg: node %ld depth %d bound %.3f global %.3f best %.0f cols %d %.2f s\n", C.nodes, v->depth, bound, lo, C.best_obj, C.cols.n, nz_now() - t1);
     }
     if (st == 0 || bound > C.best_obj - PRUNE_GAP) continue;
     if (integral(&C, cl)) continue; /* an acyclic integral optimum: offered above */
@@ -1892,13 +1885,13 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
   if (!proven && end > 0) {
     C.timed_out = 0;
     C.deadline = end;
-    double ta = now();
+    double ta = nz_now();
     if (C.lp_status == CG_LP_OPT) round_lp(&C);
-    if (getenv("NESSIE_CG_TRACE")) fprintf(stderr, "ilp-cg: search stopped at %.2f s, rounding %.2f s\n", ta - t1, now() - ta);
+    if (getenv("NESSIE_CG_TRACE")) fprintf(stderr, "ilp-cg: search stopped at %.2f s, rounding %.2f s\n", ta - t1, nz_now() - ta);
     /* GLPK overshoots its limit on large masters (its root LP is not
      * interrupted): measured 0.9 s over a 1 s budget with 3000 columns. It
      * gets half of what is left. */
-    restricted_master(&C, 0.5 * (end - now()));
+    restricted_master(&C, 0.5 * (end - nz_now()));
   }
   int rc = 0;
   if (opt->dump_ilp && n > 0) {
@@ -1911,7 +1904,7 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
   }
   memcpy(out->cl, C.best, sizeof(int) * (size_t)n);
   out->status = proven ? FUS_ST_OPTIMAL : C.best_from_search ? FUS_ST_FEASIBLE : FUS_ST_FALLBACK;
-  out->solve_seconds = now() - t1;
+  out->solve_seconds = nz_now() - t1;
   out->nvars = C.cols.n;
   out->nconstraints = n + C.cuts.n;
   out->nodes = C.nodes;

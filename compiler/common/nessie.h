@@ -61,6 +61,9 @@ void nz_buf_puts(NzBuf *b, const char *s);
 void nz_buf_printf(NzBuf *b, const char *fmt, ...) NZ_PRINTF(2, 3);
 void nz_buf_free(NzBuf *b);
 
+/* ---- clock.c: seconds on a monotonic clock, for time limits and reports ---- */
+double nz_now(void);
+
 /* ---- floatfmt.c: NESL's float layout (NESL.md §4.8): fixed notation for
  * exponents -3..6, else 1.5E-7; inf, -inf, nan. sig significant digits
  * (NESL prints 15), or 0 for the shortest that reads back as x (which also
