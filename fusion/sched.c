@@ -13,7 +13,7 @@ const FusScheduler fus_schedulers[] = {
     {"ilp-bare", fus_sched_ilp_bare, "ilp-mono without its implied rows (to measure what they buy)"},
     {"ilp-lazy", fus_sched_ilp_lazy, "same optimum, no ordering variables: transitivity rows, cycle cuts added lazily"},
     {"ilp-decomp", fus_sched_ilp_decomp, "ilp-lazy per may-fuse component: lazy rows and cuts in the search, conflicts repaired or merged"},
-    {"ilp-cg", fus_sched_ilp_cg, "set partitioning over legal clusters by branch-and-price (columns priced, GLPK LPs)"},
+    {"ilp-cg", fus_sched_ilp_cg, "set partitioning over legal clusters by branch-and-price (columns priced, CLP LPs)"},
     {"exhaustive", fus_sched_exhaustive, "every legal partition, for regions of at most 12 invocations"},
     {NULL, NULL, NULL},
 };
