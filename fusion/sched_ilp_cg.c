@@ -41,6 +41,11 @@ typedef struct {
   int *a, *b, *sign;
   double rhs;
   int row;
+  /* A reach row instead (np = 0, ILP.md "Set partitioning"): columns that
+   * hold rj and an ancestor of rk (anc_k, W words), or rk and an ancestor
+   * of rj, coefficient 1. */
+  const uint64_t *anc_j, *anc_k;
+  int rj, rk, W;
 } Cut;
 
 typedef struct Node {
@@ -80,6 +85,8 @@ typedef struct {
   /* Duals of the current LP. */
   double *pi, *pairw, *bonus;
   int haspw;
+  NZ_VEC(int) reach_on; /* reach rows (indices into cuts) with a negative dual */
+  double *reach_pen;    /* per cut: -dual, the penalty of a column in it */
   int klo, khi;   /* the node's bounds on the number of clusters */
   double rho;     /* the dual of the kernels row, as used */
   /* Scratch for costs. */
@@ -175,12 +182,39 @@ static int pair_in(const Col *k, int a, int b) {
   return BIT(k->bits, a) && BIT(k->bits, b);
 }
 
+static int meets(const uint64_t *a, const uint64_t *b, int W) {
+  for (int x = 0; x < W; x++)
+    if (a[x] & b[x]) return 1;
+  return 0;
+}
+
+/* The coefficient of the set `bits` in reach row u. */
+static int reach_coef(const Cut *u, const uint64_t *bits) {
+  return (BIT(bits, u->rj) && meets(bits, u->anc_k, u->W)) || (BIT(bits, u->rk) && meets(bits, u->anc_j, u->W));
+}
+
 static double cut_coef(const Cut *u, const Col *k) {
+  if (u->anc_k) return reach_coef(u, k->bits);
   double s = 0;
   for (int p = 0; p < u->np; p++)
     if (pair_in(k, u->a[p], u->b[p])) s += u->sign[p];
   return s;
 }
+
+/* What the reach rows with a negative dual add to the reduced cost of the
+ * set `bits`. The pricing's bounds leave it out (it is >= 0, so they stay
+ * bounds); its leaves and the heuristics count it exactly. */
+static double reach_penalty(const CG *C, const uint64_t *bits) {
+  double s = 0;
+  for (int e = 0; e < C->reach_on.n; e++) {
+    int u = C->reach_on.v[e];
+    if (reach_coef(&C->cuts.v[u], bits)) s += C->reach_pen[u];
+  }
+  return s;
+}
+
+/* The reach penalties every set that contains `in` pays: a row's
+ * coefficient only grows with the set, so those of `in` (reach_penalty). */
 
 /* Orders indices by increasing value of ctx[index]. */
 static int by_rc(const void *x, const void *y, void *ctx) {
@@ -626,15 +660,16 @@ static void price_dfs(Pricer *P, int *cand, int nc, double pis, double pw) {
       if (mid & ~reach[x]) hopeless = 1;
     }
     if (!hopeless && convex) {
-      double rc = cluster_cost(C, P->mem, P->nmem, in, P->w) - pis2 + pw2;
+      double rc = cluster_cost(C, P->mem, P->nmem, in, P->w) - pis2 + pw2 + reach_penalty(C, in);
       if (rc < -RC_EPS) keep(P, rc);
     }
     if (!hopeless && nn > 0) { /* bounds only where there is a subtree */
       double lb = cluster_cost(C, P->mem, P->nmem, reach, P->w);
-      double bound = pis2 - pw2 + gains(P, next, nn, reach) - lb;
+      double sure = reach_penalty(C, in);
+      double bound = pis2 - pw2 + gains(P, next, nn, reach) - lb - sure;
       /* The cut bound is dearer; only where the cheap one fails with a
        * choice worth pruning. */
-      if (nn >= 4 && bound > P->tau) bound = cut_bound(P, next, nn, pis2, pw2);
+      if (nn >= 4 && bound > P->tau) bound = cut_bound(P, next, nn, pis2, pw2) - sure;
       if (bound > P->tau) price_dfs(P, next, nn, pis2, pw2);
     }
     P->nmem = base;
@@ -754,7 +789,7 @@ static int price_greedy(CG *C, FusWeights w, const char *only) {
               for (int q = 0; q < k; q++) pw += C->pairw[tm[q] * n + i];
             tm[k++] = i, pis += C->pi[i];
           }
-        double v = pis - pw - cluster_cost(C, tm, k, trial, w);
+        double v = pis - pw - cluster_cost(C, tm, k, trial, w) - reach_penalty(C, trial);
         if (v > bestv + 1e-9) bestv = v, found = 1, memcpy(best_in, trial, sizeof(uint64_t) * (size_t)W);
       }
       if (!found) break;
@@ -901,11 +936,18 @@ static double apply_duals(CG *C, const double *y) {
   if (C->haspw) memset(C->pairw, 0, sizeof(double) * (size_t)n * (size_t)n);
   memset(C->bonus, 0, sizeof(double) * (size_t)n);
   C->haspw = 0;
+  C->reach_on.n = 0;
+  C->reach_pen = nz_xrealloc(C->reach_pen, sizeof(double) * (size_t)(C->cuts.n + 1));
   for (int u = 0; u < C->cuts.n; u++) {
     const Cut *k = &C->cuts.v[u];
     double d = y[n + 1 + u];
     if (d >= 0) continue;
     dual += d * k->rhs;
+    if (k->anc_k) {
+      nz_vec_push(C->reach_on, u);
+      C->reach_pen[u] = -d;
+      continue;
+    }
     C->haspw = 1;
     for (int p = 0; p < k->np; p++) {
       double v = -d * k->sign[p];
@@ -1344,6 +1386,82 @@ static int separate_two_cycles(CG *C, int max_cuts) {
   return added;
 }
 
+/* Reach rows (ILP.md, "Set partitioning"): for invocations j and k, take
+ * the columns X holding j and an ancestor of k, and the columns Y holding k
+ * and an ancestor of j. No legal partition has two of them: two X share j,
+ * two Y share k, and an X and a Y either overlap or make the closed walk
+ * X ⇝ Y ⇝ X. So they sum to at most 1. Separated at the LP solution; each
+ * row is checked against the incumbent (it holds for every legal
+ * partition); adds at most max_cuts of the most violated, returns how many. */
+static int separate_reach_rows(CG *C, int max_cuts) {
+  int n = C->n, W = C->W;
+  /* r[j * n + k]: the LP value of the columns holding j and an ancestor of
+   * k; both[j * n + k], j < k: of those holding j, k and ancestors of both
+   * (counted in r[j][k] and r[k][j]; the row counts them once). */
+  double *r = nz_xcalloc((size_t)n * (size_t)n, sizeof(double));
+  double *both = nz_xcalloc((size_t)n * (size_t)n, sizeof(double));
+  char *m = nz_xmalloc((size_t)n + 1);
+  for (int c = 0; c < C->cols.n; c++) {
+    const Col *k = &C->cols.v[c];
+    double x = colx(C, k);
+    if (x < 1e-9) continue;
+    for (int t = 0; t < n; t++) {
+      m[t] = (char)meets(k->bits, C->anc + (size_t)t * W, W);
+      if (m[t])
+        for (int p = 0; p < k->n; p++) r[k->mem[p] * n + t] += x;
+    }
+    for (int p = 0; p < k->n; p++)
+      for (int q = p + 1; q < k->n; q++)
+        if (m[k->mem[p]] && m[k->mem[q]]) both[k->mem[p] * n + k->mem[q]] += x;
+  }
+  free(m);
+  char *have = nz_xcalloc((size_t)n * (size_t)n, 1);
+  for (int u = 0; u < C->cuts.n; u++)
+    if (C->cuts.v[u].anc_k) have[C->cuts.v[u].rj * n + C->cuts.v[u].rk] = 1;
+  NZ_VEC(TwoFound) found = {0};
+  for (int j = 0; j < n; j++)
+    for (int k = j + 1; k < n; k++) {
+      double viol = r[j * n + k] + r[k * n + j] - both[j * n + k] - 1;
+      if (viol > 1e-6 && !have[j * n + k]) {
+        TwoFound x = {viol, j, k, 0, 0, 0, 0};
+        nz_vec_push(found, x);
+      }
+    }
+  int *order = most_violated(found.v, sizeof *found.v, found.n);
+  /* The incumbent's clusters (canonical numbers), for the safety net. */
+  uint64_t *inc = nz_xcalloc((size_t)n * (size_t)W + 1, sizeof(uint64_t));
+  int ninc = 0;
+  for (int i = 0; i < n && isfinite(C->best_obj); i++) {
+    SETB(inc + (size_t)C->best[i] * W, i);
+    if (C->best[i] + 1 > ninc) ninc = C->best[i] + 1;
+  }
+  int added = 0, wrong = 0;
+  for (int o = 0; o < found.n && added < max_cuts; o++) {
+    const TwoFound *x = &found.v[order[o]];
+    Cut u = {0};
+    u.rj = x->i, u.rk = x->j, u.W = W, u.rhs = 1;
+    u.anc_j = C->anc + (size_t)u.rj * W, u.anc_k = C->anc + (size_t)u.rk * W;
+    /* A legal partition has at most one cluster in the row. */
+    int inrow = 0;
+    for (int c = 0; c < ninc; c++) inrow += reach_coef(&u, inc + (size_t)c * W);
+    if (inrow > 1) {
+      wrong++;
+      continue;
+    }
+    add_cut(C, &u);
+    added++;
+  }
+  if (getenv("NESSIE_CG_TRACE"))
+    fprintf(stderr, "ilp-cg: reach rows: %d violated, %d added%s\n", found.n, added, wrong ? " (some cut the incumbent!)" : "");
+  free(order);
+  nz_vec_free(found);
+  free(have);
+  free(inc);
+  free(r);
+  free(both);
+  return added;
+}
+
 /* Longer cycle rows (ILP.md, "Set partitioning"): stations (v_t, u_t),
  * t = 1..k, with region paths u_t ⇝ v_{t+1} around (indices mod k). If every
  * jump pair {v_t, u_t} is fused, the clusters X_t ∋ v_t, u_t and the paths
@@ -1558,7 +1676,7 @@ static void round_lp(CG *C) {
  * re-solved with a no-good row while its answer has a cycle. */
 /* A column's reduced cost under the duals last applied. */
 static double col_rc(const CG *C, const Col *k) {
-  double rc = k->cost - C->rho;
+  double rc = k->cost - C->rho + reach_penalty(C, k->bits);
   for (int p = 0; p < k->n; p++) {
     rc -= C->pi[k->mem[p]];
     if (C->haspw)
@@ -1826,8 +1944,9 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
       if (st != 1) break;
       if (bound > C.best_obj - PRUNE_GAP) break;
       if (!integral(&C, cl)) {
-        /* Fractional: strengthen with two-cluster cycle rows, a few rounds. */
-        if (cut_rounds < (v->depth == 0 ? C.root_rounds : 5) && (separate_two_cycles(&C, 100) > 0 || separate_long_cycles(&C, 50) > 0)) {
+        /* Fractional: strengthen with two-cluster cycle rows, else reach
+         * rows, else longer cycle rows, a few rounds. */
+        if (cut_rounds < (v->depth == 0 ? C.root_rounds : 5) && (separate_two_cycles(&C, 100) > 0 || separate_reach_rows(&C, 100) > 0 || separate_long_cycles(&C, 50) > 0)) {
           cut_rounds++;
           rows_added = 1;
           continue;
@@ -1947,6 +2066,8 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
   free(C.api);
   free(C.pi);
   free(C.pairw);
+  free(C.reach_pen);
+  nz_vec_free(C.reach_on);
   free(C.bonus);
   free(C.stamp);
   free(C.hash);
