@@ -6,7 +6,6 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
-#include <time.h>
 
 /* ---------- run-time heap: a precise mark-sweep collector ---------- */
 /* Every run-time object has this header in front of it; all objects are on one list. */
@@ -556,12 +555,10 @@ static NlVal eval(NlExpr *e, NlFrame *fr) {
     return r;
   }
   case E_TIME: {
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double t0 = nz_now();
     NlVal v = eval(e->a, fr);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
     NlVal secs = {.k = V_FLOAT};
-    secs.f = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    secs.f = nz_now() - t0;
     return nesl_mk_pair(v, secs);
   }
   }
