@@ -49,7 +49,7 @@ typedef struct {
    * the walk but keep a cluster other than A and B on it. The horizontal
    * sweep tries a pair of clusters once per pair of their members, and
    * checking |A| x |B| pairs and the cycle search each time made greedy
-   * cubic (3000 invocations: 3.3 s; now 0.012 s). Reference mode keeps no
+   * cubic (3000 invocations: 3.3 s; now 0.02 s). Reference mode keeps no
    * memory, so the unit test's comparison checks this one too. */
   struct Bad {
     uint64_t key;
