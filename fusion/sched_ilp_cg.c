@@ -23,6 +23,8 @@
  * search nodes. */
 #define PRICE_KEEP 64
 #define PRICE_ENOUGH 20000
+#define RMP_COLS 2000
+#define RMP_SEARCH_COLS 500
 
 typedef struct {
   int n;
@@ -1118,7 +1120,7 @@ static int cheap_pricing(CG *C) {
 }
 
 static void round_lp(CG *C);
-static void restricted_master(CG *C, double budget);
+static void restricted_master(CG *C, double budget, int maxcols);
 static void add_pending_cuts(CG *C);
 
 /* Column generation at the current node until no column prices out, or
@@ -1168,7 +1170,7 @@ static int column_generation(CG *C, int after_rows, double *bound) {
      * region may take the whole limit. */
     if (nz_now() - (C->heur_time > node_start ? C->heur_time : node_start) > C->heur_every) {
       round_lp(C);
-      restricted_master(C, 0.3);
+      restricted_master(C, 0.3, RMP_SEARCH_COLS);
       C->heur_time = nz_now();
     }
     /* The cheap searches first (cheap_pricing, per component); the
@@ -1718,13 +1720,12 @@ static int in_best(const CG *C, int c) {
   return size == k->n;
 }
 
-/* The pool's columns, or on a big pool the RMP_COLS of least reduced cost
+/* The pool's columns, or on a big pool the maxcols of least reduced cost
  * under the last duals with every singleton and the incumbent's clusters
  * (so a start and a feasible point are always there). Returns the count. */
-#define RMP_COLS 2000
-static int rmp_columns(CG *C, int *sel) {
+static int rmp_columns(CG *C, int *sel, int maxcols) {
   int nc = C->cols.n, ns = 0;
-  if (nc <= RMP_COLS) {
+  if (nc <= maxcols) {
     for (int c = 0; c < nc; c++) sel[ns++] = c;
     return ns;
   }
@@ -1735,7 +1736,7 @@ static int rmp_columns(CG *C, int *sel) {
   char *taken = nz_xcalloc((size_t)nc, 1);
   for (int c = 0; c < nc; c++)
     if (C->cols.v[c].n == 1 || in_best(C, c)) taken[c] = 1, sel[ns++] = c;
-  for (int o = 0; o < nc && ns < RMP_COLS; o++)
+  for (int o = 0; o < nc && ns < maxcols; o++)
     if (!taken[order[o]]) taken[order[o]] = 1, sel[ns++] = order[o];
   free(rc);
   free(order);
@@ -1743,10 +1744,10 @@ static int rmp_columns(CG *C, int *sel) {
   return ns;
 }
 
-static void restricted_master(CG *C, double budget) {
+static void restricted_master(CG *C, double budget, int maxcols) {
   int n = C->n;
   int *sel = nz_xmalloc(sizeof(int) * (size_t)(C->cols.n + 1));
-  int ns = rmp_columns(C, sel);
+  int ns = rmp_columns(C, sel, maxcols);
   FusIlp *m = pool_mip(C, sel, ns);
   /* The incumbent's clusters are columns (offer adds them): the start. */
   double *start = nz_xcalloc((size_t)(ns + 1), sizeof(double));
@@ -1977,7 +1978,7 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
     if (C.nodes <= 4 || C.nodes >= heur_at) {
       double before = C.best_obj;
       round_lp(&C);
-      restricted_master(&C, C.nodes == 1 ? 1.0 : 0.3);
+      restricted_master(&C, C.nodes == 1 ? 1.0 : 0.3, RMP_SEARCH_COLS);
       /* Sparser while they find nothing better (measured: at 100-150
        * invocations the incumbent is often optimal early, and the
        * restricted master took half of the time). */
@@ -2019,7 +2020,7 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
     /* GLPK overshoots its limit on large masters (its root LP is not
      * interrupted): measured 0.9 s over a 1 s budget with 3000 columns. It
      * gets half of what is left. */
-    restricted_master(&C, 0.5 * (end - nz_now()));
+    restricted_master(&C, 0.5 * (end - nz_now()), RMP_COLS);
   }
   int rc = 0;
   if (opt->dump_ilp && n > 0) {
