@@ -23,6 +23,8 @@
  * search nodes. */
 #define PRICE_KEEP 64
 #define PRICE_ENOUGH 20000
+/* Columns of the restricted master's MIP on a big pool: at the close, and
+ * inside the search (ILP.md, "Heuristics": smaller MIPs there, same trees). */
 #define RMP_COLS 2000
 #define RMP_SEARCH_COLS 500
 
@@ -214,9 +216,6 @@ static double reach_penalty(const CG *C, const uint64_t *bits) {
   }
   return s;
 }
-
-/* The reach penalties every set that contains `in` pays: a row's
- * coefficient only grows with the set, so those of `in` (reach_penalty). */
 
 /* Orders indices by increasing value of ctx[index]. */
 static int by_rc(const void *x, const void *y, void *ctx) {
@@ -667,6 +666,8 @@ static void price_dfs(Pricer *P, int *cand, int nc, double pis, double pw) {
     }
     if (!hopeless && nn > 0) { /* bounds only where there is a subtree */
       double lb = cluster_cost(C, P->mem, P->nmem, reach, P->w);
+      /* A reach row's coefficient only grows with the set, so every
+       * extension pays at least the set's own reach penalties. */
       double sure = reach_penalty(C, in);
       double bound = pis2 - pw2 + gains(P, next, nn, reach) - lb - sure;
       /* The cut bound is dearer; only where the cheap one fails with a
