@@ -69,6 +69,12 @@ int fus_same_space(const FusGraph *g, int i, int j) {
   return 0;
 }
 
+int fus_space_key(const FusGraph *g, int i) {
+  const FusInv *I = &g->inv[i];
+  if (I->soac == LS_ONCE) return (int)LS_ONCE * (g->nsize + 1) + g->nsize;
+  return I->size == FUS_UNKNOWN ? -1 : (int)I->soac * (g->nsize + 1) + I->size;
+}
+
 static const char *size_name(const FusGraph *g, int s) { return s == FUS_UNKNOWN ? "?" : g->size_names[s]; }
 
 int fus_vcompat(const FusGraph *g, int i, int j, NzBuf *why) {

@@ -109,6 +109,10 @@ int fus_soac_hcompat(LcuSoacKind a, LcuSoacKind b);
 /* Do i and j iterate over the same space: equal symbolic sizes, or (when a size
  * is unknown) a shared iterated input, the paper's proxy. ONCE always does. */
 int fus_same_space(const FusGraph *g, int i, int j);
+/* A key of i's SOAC and space, known without looking at j: two invocations
+ * with the same key >= 0 are horizontally compatible when independent (same
+ * SOAC; equal known sizes, or both ONCE); -1 when i's size is unknown. */
+int fus_space_key(const FusGraph *g, int i);
 /* For i into j: may they be fused vertically. why (may be NULL) gets a reason. */
 int fus_vcompat(const FusGraph *g, int i, int j, NzBuf *why);
 /* For independent i, j: may they be fused horizontally. */

@@ -67,10 +67,9 @@ typedef struct {
     int *v, n, cap;
   } *adj[2];
   int *amark, astamp;
-  /* Per cluster, its class: the SOAC all members apply and their one known
-   * size (any size for ONCEs, which are always one space), or -1 when the
-   * members are mixed or a size is unknown. See pairs_ok. */
-  int *csoac, *csize;
+  /* Per cluster, the fus_space_key all members share, or -1 when they
+   * differ or one is unknown. See pairs_ok. */
+  int *ckey;
 } State;
 
 #define FOREVER (-1L)
@@ -256,7 +255,7 @@ static int merge_acyclic(State *S, int a, int b) {
  * joined by a path but no edge is never apart (fus_pair_ok). */
 static int pairs_ok(State *S, int a, int b) {
   const FusGraph *g = S->g;
-  if (S->reference || S->csoac[a] < 0 || S->csoac[a] != S->csoac[b] || S->csize[a] != S->csize[b]) {
+  if (S->reference || S->ckey[a] < 0 || S->ckey[a] != S->ckey[b]) {
     for (int i = S->head[a]; i >= 0; i = S->next[i])
       for (int j = S->head[b]; j >= 0; j = S->next[j])
         if (!fus_pair_ok(g, i, j, NULL)) return 0;
@@ -294,7 +293,7 @@ static void try_merge(State *S, int x, int y) {
     return;
   }
   S->ver[ca]++;
-  if (S->csoac[ca] != S->csoac[cb] || S->csize[ca] != S->csize[cb]) S->csoac[ca] = -1;
+  if (S->ckey[ca] != S->ckey[cb]) S->ckey[ca] = -1;
   for (int j = S->head[cb]; j >= 0; j = S->next[j]) S->cl[j] = ca;
   S->next[S->tail[ca]] = S->head[cb];
   S->tail[ca] = S->tail[cb];
@@ -334,13 +333,11 @@ void fus_greedy(const FusGraph *g, int *cl, int down, int reference) {
   S.key = nz_xmalloc(sizeof(uint64_t) * (size_t)(n ? n : 1)), S.tmp = nz_xmalloc(sizeof(uint64_t) * (size_t)(n ? n : 1));
   S.pool = nz_xmalloc(sizeof(int) * (size_t)(n + 2));
   S.ver = nz_xcalloc((size_t)(n ? n : 1), sizeof(int));
-  S.csoac = nz_xmalloc(sz), S.csize = nz_xmalloc(sz);
+  S.ckey = nz_xmalloc(sz);
   for (int i = 0; i < n; i++) { /* program order is a topological order */
     cl[i] = S.head[i] = S.tail[i] = S.pos[i] = i;
     S.next[i] = -1;
-    const FusInv *I = &g->inv[i];
-    S.csoac[i] = I->soac == LS_ONCE || I->size != FUS_UNKNOWN ? (int)I->soac : -1;
-    S.csize[i] = I->soac == LS_ONCE ? -1 : I->size;
+    S.ckey[i] = fus_space_key(g, i);
   }
   S.amark = nz_xcalloc((size_t)(n ? n : 1), sizeof(int));
   for (int d = 0; d < 2; d++) S.adj[d] = nz_xcalloc((size_t)(n ? n : 1), sizeof(struct Adj));
@@ -402,7 +399,8 @@ void fus_greedy(const FusGraph *g, int *cl, int down, int reference) {
   /* The lists hold invocations and their sizes, so the inner loop reads two
    * arrays in order. seen[c] == stamp: cluster c is known not to merge with
    * i's cluster as it is now (refused, so remembered too); a merge changes
-   * i's cluster, and the stamp. */
+   * i's cluster, and the stamp. seen is adj_merge's mark array: a merge
+   * stamps it too, and a fresh stamp follows every merge. */
   int *byinv = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1)), *bysize = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
   int *seen = S.amark;
   for (int r = 0; r < n; r++) byinv[r] = ord[by[r]].idx, bysize[r] = g->inv[byinv[r]].size;
@@ -444,8 +442,7 @@ void fus_greedy(const FusGraph *g, int *cl, int down, int reference) {
   free(S.bwd);
   free(S.bad);
   free(S.ver);
-  free(S.csoac);
-  free(S.csize);
+  free(S.ckey);
   for (int d = 0; d < 2; d++) {
     for (int i = 0; i < n; i++) free(S.adj[d][i].v);
     free(S.adj[d]);

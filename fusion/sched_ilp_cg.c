@@ -1330,6 +1330,11 @@ typedef struct {
   Cut u;
 } LongFound;
 
+typedef struct {
+  double viol; /* first, for most_violated */
+  int j, k;
+} ReachFound;
+
 /* Two-cluster cycle rows (ILP.md, "Set partitioning"): for disjoint pairs
  * {i,j} and {k,l} with i ⇝ k and l ⇝ j, a partition fusing both pairs into
  * two different clusters X ∋ i,j and Y ∋ k,l has the closed walk X ⇝ Y ⇝ X,
@@ -1421,12 +1426,12 @@ static int separate_reach_rows(CG *C, int max_cuts) {
   char *have = nz_xcalloc((size_t)n * (size_t)n, 1);
   for (int u = 0; u < C->cuts.n; u++)
     if (C->cuts.v[u].anc_k) have[C->cuts.v[u].rj * n + C->cuts.v[u].rk] = 1;
-  NZ_VEC(TwoFound) found = {0};
+  NZ_VEC(ReachFound) found = {0};
   for (int j = 0; j < n; j++)
     for (int k = j + 1; k < n; k++) {
       double viol = r[j * n + k] + r[k * n + j] - both[j * n + k] - 1;
       if (viol > 1e-6 && !have[j * n + k]) {
-        TwoFound x = {viol, j, k, 0, 0, 0, 0};
+        ReachFound x = {viol, j, k};
         nz_vec_push(found, x);
       }
     }
@@ -1440,9 +1445,9 @@ static int separate_reach_rows(CG *C, int max_cuts) {
   }
   int added = 0, wrong = 0;
   for (int o = 0; o < found.n && added < max_cuts; o++) {
-    const TwoFound *x = &found.v[order[o]];
+    const ReachFound *x = &found.v[order[o]];
     Cut u = {0};
-    u.rj = x->i, u.rk = x->j, u.W = W, u.rhs = 1;
+    u.rj = x->j, u.rk = x->k, u.W = W, u.rhs = 1;
     u.anc_j = C->anc + (size_t)u.rj * W, u.anc_k = C->anc + (size_t)u.rk * W;
     /* A legal partition has at most one cluster in the row. */
     int inrow = 0;
