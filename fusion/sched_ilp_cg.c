@@ -745,79 +745,101 @@ static int by_api_desc(const void *x, const void *y, void *ctx) {
  * where the bounded search needs many nodes before its first column. */
 static int price_greedy(CG *C, FusWeights w, const char *only) {
   int n = C->n, W = C->W, na = C->natoms, added = 0;
+  double t0 = nz_now();
   w.kernels -= C->rho;
-  uint64_t *in = nz_xmalloc(sizeof(uint64_t) * (size_t)W), *trial = nz_xmalloc(sizeof(uint64_t) * (size_t)W);
-  uint64_t *best_in = nz_xmalloc(sizeof(uint64_t) * (size_t)W);
-  int *mem = nz_xmalloc(sizeof(int) * ((size_t)n + 1)), *tm = nz_xmalloc(sizeof(int) * ((size_t)n + 1));
-  char *inatom = nz_xmalloc((size_t)na + 1), *tatom = nz_xmalloc((size_t)na + 1);
+  size_t wb = sizeof(uint64_t) * (size_t)W;
+  /* in: the set grown so far, with din/ain the union of its members'
+   * descendants and ancestors (an invocation in both is one convexity asks
+   * for); trial/dt/at: the same with a candidate and what it forces in. */
+  uint64_t *in = nz_xmalloc(wb), *din = nz_xmalloc(wb), *ain = nz_xmalloc(wb);
+  uint64_t *trial = nz_xmalloc(wb), *dt = nz_xmalloc(wb), *at = nz_xmalloc(wb);
+  int *mem = nz_xmalloc(sizeof(int) * ((size_t)n + 1)); /* in's members, then the trial's */
+  int *forced = nz_xmalloc(sizeof(int) * ((size_t)na + 1)), *best_forced = nz_xmalloc(sizeof(int) * ((size_t)na + 1));
+  int *cands = nz_xmalloc(sizeof(int) * ((size_t)na + 1));
+  char *inatom = nz_xmalloc((size_t)na + 1), *ok = nz_xmalloc((size_t)na + 1); /* ok: compatible with in's atoms */
   memset(C->comp_added, 0, sizeof(int) * (size_t)C->ncomp);
   for (int seed = 0; seed < na && !out_of_time(C); seed++) {
-    if (C->api[seed] <= 0 || (only && !only[C->comp[C->amem[C->astart[seed]]]])) continue;
-    memset(in, 0, sizeof(uint64_t) * (size_t)W);
+    int comp = C->comp[C->amem[C->astart[seed]]];
+    if (C->api[seed] <= 0 || (only && !only[comp])) continue;
+    int nc = 0;
+    for (int b = 0; b < na; b++)
+      if (b != seed && C->comp[C->amem[C->astart[b]]] == comp) cands[nc++] = b;
+    memset(in, 0, wb), memset(din, 0, wb), memset(ain, 0, wb);
     memset(inatom, 0, (size_t)na);
-    inatom[seed] = 1;
-    for (int e = C->astart[seed]; e < C->astart[seed + 1]; e++) SETB(in, C->amem[e]);
-    double cur = -INFINITY;
+    for (int b = 0; b < na; b++) ok[b] = 1;
+    int k = 0, nbest = 0;
+    double pis = 0, pw = 0, cur = -INFINITY;
+    best_forced[nbest++] = seed;
     for (;;) {
+      /* Take the atoms best_forced[0..nbest) into in. */
+      for (int f = 0; f < nbest; f++) {
+        int a = best_forced[f];
+        inatom[a] = 1;
+        for (int b = 0; b < na; b++) ok[b] &= C->acompat[a * na + b];
+        for (int e = C->astart[a]; e < C->astart[a + 1]; e++) {
+          int v = C->amem[e];
+          SETB(in, v);
+          for (int x = 0; x < W; x++) din[x] |= C->g->path[(size_t)v * W + x], ain[x] |= C->anc[(size_t)v * W + x];
+          if (C->haspw)
+            for (int q = 0; q < k; q++) pw += C->pairw[mem[q] * n + v];
+          mem[k++] = v, pis += C->pi[v];
+        }
+      }
       double bestv = cur;
-      int found = 0;
-      for (int b = 0; b < na; b++) {
-        if (inatom[b] || C->comp[C->amem[C->astart[b]]] != C->comp[C->amem[C->astart[seed]]]) continue;
-        /* The set with b, closed under convexity; NULL if that fails. */
-        memcpy(trial, in, sizeof(uint64_t) * (size_t)W);
-        memcpy(tatom, inatom, (size_t)na);
-        int ok = 1;
-        for (int add = b; ok && add >= 0;) {
-          for (int a = 0; a < na && ok; a++)
-            if (tatom[a] && !C->acompat[a * na + add]) ok = 0;
-          if (!ok) break;
-          tatom[add] = 1;
-          for (int e = C->astart[add]; e < C->astart[add + 1]; e++) SETB(trial, C->amem[e]);
-          /* The next invocation convexity asks for, if any. */
+      nbest = 0;
+      for (int ci = 0; ci < nc; ci++) {
+        int b = cands[ci];
+        if (inatom[b] || !ok[b]) continue;
+        memcpy(trial, in, wb), memcpy(dt, din, wb), memcpy(at, ain, wb);
+        int nf = 0, tk = k, good = 1;
+        double tpis = pis, tpw = pw;
+        /* b, then every atom convexity forces in (lowest invocation first);
+         * each must be compatible with everything already in. */
+        for (int add = b; add >= 0;) {
+          if (!ok[add]) good = 0;
+          for (int f = 0; f < nf && good; f++)
+            if (!C->acompat[forced[f] * na + add]) good = 0;
+          if (!good) break;
+          forced[nf++] = add;
+          for (int e = C->astart[add]; e < C->astart[add + 1]; e++) {
+            int v = C->amem[e];
+            SETB(trial, v);
+            for (int x = 0; x < W; x++) dt[x] |= C->g->path[(size_t)v * W + x], at[x] |= C->anc[(size_t)v * W + x];
+            if (C->haspw)
+              for (int q = 0; q < tk; q++) tpw += C->pairw[mem[q] * n + v];
+            mem[tk++] = v, tpis += C->pi[v];
+          }
           add = -1;
           for (int x = 0; x < W && add < 0; x++) {
-            uint64_t d = 0, an = 0;
-            for (int i = 0; i < n; i++)
-              if (BIT(trial, i)) d |= C->g->path[(size_t)i * W + x], an |= C->anc[(size_t)i * W + x];
-            uint64_t mid = d & an & ~trial[x];
+            uint64_t mid = dt[x] & at[x] & ~trial[x];
             if (mid) add = C->aof[x * 64 + __builtin_ctzll(mid)];
           }
         }
-        if (!ok) continue;
-        int k = 0;
-        double pis = 0, pw = 0;
-        for (int i = 0; i < n; i++)
-          if (BIT(trial, i)) {
-            if (C->haspw)
-              for (int q = 0; q < k; q++) pw += C->pairw[tm[q] * n + i];
-            tm[k++] = i, pis += C->pi[i];
-          }
-        double v = pis - pw - cluster_cost(C, tm, k, trial, w) - reach_penalty(C, trial);
-        if (v > bestv + 1e-9) bestv = v, found = 1, memcpy(best_in, trial, sizeof(uint64_t) * (size_t)W);
+        if (!good) continue;
+        double v = tpis - tpw - cluster_cost(C, mem, tk, trial, w) - reach_penalty(C, trial);
+        if (v > bestv + 1e-9) {
+          bestv = v, nbest = nf;
+          memcpy(best_forced, forced, sizeof(int) * (size_t)nf);
+        }
       }
-      if (!found) break;
+      if (!nbest) break;
       cur = bestv;
-      memcpy(in, best_in, sizeof(uint64_t) * (size_t)W);
-      for (int i = 0; i < n; i++)
-        if (BIT(in, i)) inatom[C->aof[i]] = 1;
     }
-    int have = find_col(C, in);
-    if (cur > RC_EPS && have < 0) {
-      int k = 0;
-      for (int i = 0; i < n; i++)
-        if (BIT(in, i)) mem[k++] = i;
+    if (cur > RC_EPS && find_col(C, in) < 0) {
+      for (int q = 1; q < k; q++) /* members in increasing order for the pool */
+        for (int r = q; r > 0 && mem[r - 1] > mem[r]; r--) {
+          int t = mem[r];
+          mem[r] = mem[r - 1];
+          mem[r - 1] = t;
+        }
       add_col(C, mem, k, NULL);
       added++;
-      C->comp_added[C->comp[mem[0]]]++;
+      C->comp_added[comp]++;
     }
   }
-  free(in);
-  free(trial);
-  free(best_in);
-  free(mem);
-  free(tm);
-  free(inatom);
-  free(tatom);
+  free(in), free(din), free(ain), free(trial), free(dt), free(at);
+  free(mem), free(forced), free(best_forced), free(cands), free(inatom), free(ok);
+  C->t_price += nz_now() - t0;
   return added;
 }
 
