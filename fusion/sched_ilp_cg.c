@@ -28,6 +28,14 @@
 #define RMP_COLS 2000
 #define RMP_SEARCH_COLS 500
 
+/* The duals (lp_duals' vector, ny long) of the last complete search that
+ * found no column at its node, with its tau and least reduced cost. */
+typedef struct {
+  double *y;
+  size_t ny;
+  double tau, minrc;
+} DualMemo;
+
 typedef struct {
   int n;
   int *mem;       /* increasing */
@@ -107,6 +115,8 @@ typedef struct {
   double heur_time, heur_every; /* when column generation last ran the heuristics; how often */
   double t_price, t_lp; /* seconds spent pricing and in the simplex */
   long dfs_work;
+  double *y; /* the duals column generation prices with now */
+  DualMemo memo;
   FusOptions *opt;
 } CG;
 
@@ -1161,6 +1171,8 @@ static int column_generation(CG *C, int after_rows, double *bound) {
   int perturbed = 1;
   perturb(C, 1);
   memset(C->quiet, 0, (size_t)C->ncomp); /* a new node or new rows: other duals */
+  free(C->memo.y); /* another node: other columns allowed */
+  C->memo.y = NULL;
   for (;;) {
     if (out_of_time(C)) return -1;
     if (C->pending.n > 0) {
@@ -1185,7 +1197,9 @@ static int column_generation(CG *C, int after_rows, double *bound) {
     if (getenv("NESSIE_CG_TRACE") && C->lps % 50 == 0)
       fprintf(stderr, "ilp-cg: LP %ld at %.2f s: z %.1f, %d columns in the LP, bound %.1f (pricing %.2f s, simplex %.2f s)\n",
               C->lps, nz_now() - C->t_start, cg_lp_value(C->lp), C->cols.n, *bound, C->t_price, C->t_lp);
-    double dualpart = read_duals(C), minrc;
+    free(C->y);
+    double *y = C->y = lp_duals(C);
+    double dualpart = apply_duals(C, y), minrc;
     int complete;
     /* A long node (the root of a large region) gets the heuristics every
      * heur_every seconds: the incumbent decides how much of the complete
@@ -1226,7 +1240,23 @@ static int column_generation(CG *C, int after_rows, double *bound) {
     if (getenv("NESSIE_CG_TRACE"))
       fprintf(stderr, "ilp-cg: complete pricing at %.2f s (LP %ld): z %.3f, dual %.3f, target %.3f, tau %.3g\n",
               nz_now() - C->t_start, C->lps, cg_lp_value(C->lp), dualpart, target, tau);
-    added = price(C, C->w, 0, tau, &minrc, &complete, NULL);
+    /* Unperturbing often gives the very duals the perturbed LP had, and
+     * then the search would repeat itself (2.1 s at the root of
+     * gen:kernels=200,chain=8,seed=1): a complete search that found nothing
+     * at these duals, with a tau no larger, already answers. */
+    size_t ny = (size_t)C->n + 1 + (size_t)C->cuts.n;
+    DualMemo *m = &C->memo;
+    if (m->y && m->ny == ny && tau >= m->tau && !memcmp(m->y, y, sizeof(double) * ny)) {
+      added = 0, minrc = m->minrc, complete = 1;
+    } else {
+      added = price(C, C->w, 0, tau, &minrc, &complete, NULL);
+      if (complete && !added) {
+        free(m->y);
+        m->y = nz_xmalloc(sizeof(double) * ny);
+        memcpy(m->y, y, sizeof(double) * ny);
+        m->ny = ny, m->tau = tau, m->minrc = minrc;
+      }
+    }
     if (!complete) {
       if (C->timed_out) return -1;
       continue;
@@ -2086,6 +2116,8 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
   free(C.comp_added);
   free(C.skip_bounded);
   free(C.quiet);
+  free(C.y);
+  free(C.memo.y);
   free(C.uf);
   free(C.dapart);
   free(C.aof);
