@@ -748,6 +748,33 @@ static int by_api_desc(const void *x, const void *y, void *ctx) {
   return a > b ? -1 : a < b ? 1 : *(const int *)x - *(const int *)y;
 }
 
+/* A set price_greedy grows: its members (bits, and mem[0..k) in the order
+ * they joined), the union of their descendants and of their ancestors (an
+ * invocation in both is one convexity asks for), and the sums of their
+ * duals and of the cut rows' pair weights among them. */
+typedef struct {
+  uint64_t *bits, *desc, *anc;
+  int k;
+  double pis, pw;
+} GrowSet;
+
+static void grow_by_atom(const CG *C, GrowSet *s, int *mem, int a) {
+  int n = C->n, W = C->W;
+  for (int e = C->astart[a]; e < C->astart[a + 1]; e++) {
+    int v = C->amem[e];
+    SETB(s->bits, v);
+    for (int x = 0; x < W; x++) s->desc[x] |= C->g->path[(size_t)v * W + x], s->anc[x] |= C->anc[(size_t)v * W + x];
+    if (C->haspw)
+      for (int q = 0; q < s->k; q++) s->pw += C->pairw[mem[q] * n + v];
+    mem[s->k++] = v, s->pis += C->pi[v];
+  }
+}
+
+static void grow_copy(GrowSet *to, const GrowSet *from, size_t wb) {
+  memcpy(to->bits, from->bits, wb), memcpy(to->desc, from->desc, wb), memcpy(to->anc, from->anc, wb);
+  to->k = from->k, to->pis = from->pis, to->pw = from->pw;
+}
+
 /* Greedy pricing: from each atom, add the compatible atom (with whatever
  * convexity then forces in) that raises the value most, while it rises; a
  * set worth a negative reduced cost that is not in the pool becomes a
@@ -758,11 +785,8 @@ static int price_greedy(CG *C, FusWeights w, const char *only) {
   double t0 = nz_now();
   w.kernels -= C->rho;
   size_t wb = sizeof(uint64_t) * (size_t)W;
-  /* in: the set grown so far, with din/ain the union of its members'
-   * descendants and ancestors (an invocation in both is one convexity asks
-   * for); trial/dt/at: the same with a candidate and what it forces in. */
-  uint64_t *in = nz_xmalloc(wb), *din = nz_xmalloc(wb), *ain = nz_xmalloc(wb);
-  uint64_t *trial = nz_xmalloc(wb), *dt = nz_xmalloc(wb), *at = nz_xmalloc(wb);
+  GrowSet in = {nz_xmalloc(wb), nz_xmalloc(wb), nz_xmalloc(wb), 0, 0, 0}; /* grown so far */
+  GrowSet trial = {nz_xmalloc(wb), nz_xmalloc(wb), nz_xmalloc(wb), 0, 0, 0}; /* in with a candidate */
   int *mem = nz_xmalloc(sizeof(int) * ((size_t)n + 1)); /* in's members, then the trial's */
   int *forced = nz_xmalloc(sizeof(int) * ((size_t)na + 1)), *best_forced = nz_xmalloc(sizeof(int) * ((size_t)na + 1));
   int *cands = nz_xmalloc(sizeof(int) * ((size_t)na + 1));
@@ -774,11 +798,12 @@ static int price_greedy(CG *C, FusWeights w, const char *only) {
     int nc = 0;
     for (int b = 0; b < na; b++)
       if (b != seed && C->comp[C->amem[C->astart[b]]] == comp) cands[nc++] = b;
-    memset(in, 0, wb), memset(din, 0, wb), memset(ain, 0, wb);
+    memset(in.bits, 0, wb), memset(in.desc, 0, wb), memset(in.anc, 0, wb);
+    in.k = 0, in.pis = in.pw = 0;
     memset(inatom, 0, (size_t)na);
     for (int b = 0; b < na; b++) ok[b] = 1;
-    int k = 0, nbest = 0;
-    double pis = 0, pw = 0, cur = -INFINITY;
+    int nbest = 0;
+    double cur = -INFINITY;
     best_forced[nbest++] = seed;
     for (;;) {
       /* Take the atoms best_forced[0..nbest) into in. */
@@ -786,23 +811,15 @@ static int price_greedy(CG *C, FusWeights w, const char *only) {
         int a = best_forced[f];
         inatom[a] = 1;
         for (int b = 0; b < na; b++) ok[b] &= C->acompat[a * na + b];
-        for (int e = C->astart[a]; e < C->astart[a + 1]; e++) {
-          int v = C->amem[e];
-          SETB(in, v);
-          for (int x = 0; x < W; x++) din[x] |= C->g->path[(size_t)v * W + x], ain[x] |= C->anc[(size_t)v * W + x];
-          if (C->haspw)
-            for (int q = 0; q < k; q++) pw += C->pairw[mem[q] * n + v];
-          mem[k++] = v, pis += C->pi[v];
-        }
+        grow_by_atom(C, &in, mem, a);
       }
       double bestv = cur;
       nbest = 0;
       for (int ci = 0; ci < nc; ci++) {
         int b = cands[ci];
         if (inatom[b] || !ok[b]) continue;
-        memcpy(trial, in, wb), memcpy(dt, din, wb), memcpy(at, ain, wb);
-        int nf = 0, tk = k, good = 1;
-        double tpis = pis, tpw = pw;
+        grow_copy(&trial, &in, wb);
+        int nf = 0, good = 1;
         /* b, then every atom convexity forces in (lowest invocation first);
          * each must be compatible with everything already in. */
         for (int add = b; add >= 0;) {
@@ -811,22 +828,15 @@ static int price_greedy(CG *C, FusWeights w, const char *only) {
             if (!C->acompat[forced[f] * na + add]) good = 0;
           if (!good) break;
           forced[nf++] = add;
-          for (int e = C->astart[add]; e < C->astart[add + 1]; e++) {
-            int v = C->amem[e];
-            SETB(trial, v);
-            for (int x = 0; x < W; x++) dt[x] |= C->g->path[(size_t)v * W + x], at[x] |= C->anc[(size_t)v * W + x];
-            if (C->haspw)
-              for (int q = 0; q < tk; q++) tpw += C->pairw[mem[q] * n + v];
-            mem[tk++] = v, tpis += C->pi[v];
-          }
+          grow_by_atom(C, &trial, mem, add);
           add = -1;
           for (int x = 0; x < W && add < 0; x++) {
-            uint64_t mid = dt[x] & at[x] & ~trial[x];
+            uint64_t mid = trial.desc[x] & trial.anc[x] & ~trial.bits[x];
             if (mid) add = C->aof[x * 64 + __builtin_ctzll(mid)];
           }
         }
         if (!good) continue;
-        double v = tpis - tpw - cluster_cost(C, mem, tk, trial, w) - reach_penalty(C, trial);
+        double v = trial.pis - trial.pw - cluster_cost(C, mem, trial.k, trial.bits, w) - reach_penalty(C, trial.bits);
         if (v > bestv + 1e-9) {
           bestv = v, nbest = nf;
           memcpy(best_forced, forced, sizeof(int) * (size_t)nf);
@@ -835,7 +845,8 @@ static int price_greedy(CG *C, FusWeights w, const char *only) {
       if (!nbest) break;
       cur = bestv;
     }
-    if (cur > RC_EPS && find_col(C, in) < 0) {
+    if (cur > RC_EPS && find_col(C, in.bits) < 0) {
+      int k = in.k;
       for (int q = 1; q < k; q++) /* members in increasing order for the pool */
         for (int r = q; r > 0 && mem[r - 1] > mem[r]; r--) {
           int t = mem[r];
@@ -847,7 +858,7 @@ static int price_greedy(CG *C, FusWeights w, const char *only) {
       C->comp_added[comp]++;
     }
   }
-  free(in), free(din), free(ain), free(trial), free(dt), free(at);
+  free(in.bits), free(in.desc), free(in.anc), free(trial.bits), free(trial.desc), free(trial.anc);
   free(mem), free(forced), free(best_forced), free(cands), free(inatom), free(ok);
   C->t_price += nz_now() - t0;
   return added;
