@@ -524,5 +524,5 @@ int fus_sched_decomposed(const FusGraph *g, FusOptions *opt, FusSchedule *out, c
   free(grp), free(greedy), free(best), free(solved), free(proven), free(start), free(sol), free(comb);
   free(cin), free(cout), free(first), free(apart), free(mem), free(lid), free(gopt), free(glb);
   free(cand), free(cin2), free(cout2), free(movable), free(merged_group);
-  return 0;
+  return opt->dump_failed ? -1 : 0; /* --dump-ilp asked for a file that could not be written */
 }

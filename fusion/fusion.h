@@ -173,6 +173,7 @@ typedef struct {
   double time_limit; /* seconds per solve; <= 0: none */
   const char *dump_ilp; /* write each ILP instance here (CPLEX LP), or NULL */
   int dump_seq;         /* instances dumped so far; the second gets FILE.1 etc. */
+  int dump_failed;      /* some instance could not be written (the scheduler then fails) */
 } FusOptions;
 void fus_options_default(FusOptions *o); /* glpk, 10 s, no dump */
 

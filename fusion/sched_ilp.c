@@ -18,6 +18,7 @@ int fus_ilp_dump(const FusIlp *m, FusOptions *opt) {
   opt->dump_seq++;
   int r = fus_ilp_write_lp(m, path);
   free(path);
+  if (r != 0) opt->dump_failed = 1;
   return r;
 }
 

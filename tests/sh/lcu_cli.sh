@@ -115,6 +115,22 @@ expect_status 0 "run of a good program" "$bin" lcu run "$tmp/ok.lcu" '[1, 2]' 5
 [ "$(cat "$tmp/out")" = "([2, 4], 7)" ] || fail "run printed '$(cat "$tmp/out")', expected '([2, 4], 7)'"
 expect_status 0 "lcu --help" "$bin" lcu --help
 
+# --- fuse: bad options (2) and what the run cannot do (1) -----------------------
+dp=tests/lcu/dotprod.lcu
+expect_status 2 "fuse with an unknown scheduler" "$bin" lcu fuse "$dp" --scheduler=magic
+expect_status 2 "fuse with an unknown solver" "$bin" lcu fuse "$dp" --scheduler=ilp --solver=gurobi
+expect_status 2 "fuse with a negative time limit" "$bin" lcu fuse "$dp" --scheduler=ilp --time-limit=-1
+expect_status 1 "--dot naming a file" "$bin" lcu fuse "$dp" --scheduler=ilp --dot="$dp"
+# Every ILP strategy fails when --dump-ilp cannot be written (ilp and ilp-decomp
+# once reported the error and exited 0).
+for s in ilp ilp-mono ilp-bare ilp-lazy ilp-decomp ilp-cg; do
+  expect_status 1 "--scheduler=$s with an unwritable --dump-ilp" \
+    "$bin" lcu fuse "$dp" --scheduler=$s --dump-ilp="$tmp/no-such-dir/x.lp"
+  grep -q "cannot write the ILP instance" "$tmp/out" || fail "--scheduler=$s: no message for an unwritable --dump-ilp"
+done
+"${NESSIE_BIN:-bin}/nessie-gen" --kernels=20 --seed=3 >"$tmp/g20.lcu"
+expect_status 1 "exhaustive on 20 invocations" "$bin" lcu fuse "$tmp/g20.lcu" --scheduler=exhaustive
+
 # --- --random-inputs: reproducible per seed, different across seeds -------------
 rand() { "$bin" lcu run "$tmp/ok.lcu" --random-inputs "$@" 2>&1; }
 a1=$(rand --seed=7) || fail "--random-inputs --seed=7 failed: $a1"
