@@ -38,6 +38,32 @@ char *fus_apart(const FusGraph *g) {
   return apart;
 }
 
+int fus_forced_partners(const FusGraph *g, const char *apart, int *partner) {
+  int n = g->ninv, count = 0;
+  for (int m = 0; m < n; m++) {
+    const FusInv *M = &g->inv[m];
+    partner[m] = -1;
+    int c = -1, ok = 1, array_to_c = 0;
+    for (int u = 0; u < M->nuses && ok; u++) ok = g->var[M->uses[u].var].producer < 0;
+    for (int d = 0; d < M->ndefs && ok; d++) {
+      const FusVar *x = &g->var[M->defs[d]];
+      if (x->live_out) ok = 0;
+      for (int k = 0; k < x->nconsumers && ok; k++) {
+        if (c < 0) c = x->consumers[k];
+        ok = x->consumers[k] == c;
+      }
+      if (x->is_array && x->nconsumers > 0) array_to_c = 1;
+    }
+    if (!ok || c < 0 || !array_to_c || apart[m * n + c]) continue;
+    for (int y = 0; y < n && ok; y++)
+      if (y != m && y != c && !apart[c * n + y]) ok = fus_pair_ok(g, m, y, NULL);
+    if (!ok) continue;
+    partner[m] = c;
+    count++;
+  }
+  return count;
+}
+
 void fus_ilp_rep_rows(FusIlp *m, const FusGroup *G, const int *yc, int kbase) {
   int ng = G->ng, n = G->n;
   const int *mem = G->mem;

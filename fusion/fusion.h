@@ -338,6 +338,13 @@ void fus_improve(const FusGraph *g, int *cl, const char *movable, double budget)
  * under "i ⇝ m ⇝ j with m apart from i or j". No legal partition puts an
  * apart pair in one cluster. n*n chars, malloc'ed. */
 char *fus_apart(const FusGraph *g);
+/* Pairs every optimal partition fuses (ILP.md, "Forced pairs"): partner[m] =
+ * c when m reads nothing the region produces, all its outputs go to c alone
+ * and none is live out, one of them an array, m and c are not apart, and m
+ * satisfies the pair rule with every invocation not apart from c; else -1.
+ * Moving such an m into c's cluster keeps any legal partition legal and
+ * removes a materialised array. Returns how many m have a partner. */
+int fus_forced_partners(const FusGraph *g, const char *apart, int *partner);
 /* Representative rows shared by group models (ILP.md, "Representatives"):
  * yc[a*ng+b] is the column of "local a represents local b" or -1, k_a is
  * column kbase + a. rep_MEMBER: k_b + Σ_a y_ab = 1; and for each a its later

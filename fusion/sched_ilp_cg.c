@@ -72,6 +72,7 @@ typedef struct {
   const FusGraph *g;
   int n, W;
   const char *apart;
+  int *partner; /* fus_forced_partners */
   FusWeights w;
   uint64_t *anc; /* row j, bit m: m ⇝ j */
   int *comp, ncomp;
@@ -327,6 +328,8 @@ static int uf_find(int *p, int a) {
 static int enter_node(CG *C, const Node *v) {
   int n = C->n;
   for (int i = 0; i < n; i++) C->uf[i] = i;
+  for (int i = 0; i < n; i++) /* every optimal partition fuses these */
+    if (C->partner[i] >= 0) C->uf[uf_find(C->uf, i)] = uf_find(C->uf, C->partner[i]);
   memset(C->dapart, 0, (size_t)n * (size_t)n);
   C->klo = 0, C->khi = n;
   for (const Node *u = v; u && u->parent; u = u->parent) {
@@ -1912,6 +1915,14 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
   C.opt = opt;
   C.root_rounds = 50; /* measured: 10 or 3 rounds prove less at 200 invocations */
   C.apart = fus_apart(g);
+  C.partner = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
+  {
+    int np = fus_forced_partners(g, C.apart, C.partner);
+    const char *off = getenv("NESSIE_CG_FORCED"); /* =0: without them, to measure what they buy */
+    if (off && !strcmp(off, "0"))
+      for (int i = 0; i < n; i++) C.partner[i] = -1, np = 0;
+    if (getenv("NESSIE_CG_TRACE")) fprintf(stderr, "ilp-cg: %d forced pairs\n", np);
+  }
   C.w = fus_cost_weights(g);
   C.anc = nz_xcalloc((size_t)n * (size_t)W + 1, sizeof(uint64_t));
   for (int i = 0; i < n; i++)
@@ -2122,6 +2133,7 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
   cg_lp_free(C.lp);
   free(cl);
   free((char *)C.apart);
+  free(C.partner);
   free(C.anc);
   free(C.comp);
   free(C.comp_added);
