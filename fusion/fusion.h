@@ -338,12 +338,14 @@ void fus_improve(const FusGraph *g, int *cl, const char *movable, double budget)
  * under "i ⇝ m ⇝ j with m apart from i or j". No legal partition puts an
  * apart pair in one cluster. n*n chars, malloc'ed. */
 char *fus_apart(const FusGraph *g);
-/* Pairs every optimal partition fuses (ILP.md, "Forced pairs"): partner[m] =
- * c when m reads nothing the region produces, all its outputs go to c alone
- * and none is live out, one of them an array, m and c are not apart, and m
- * satisfies the pair rule with every invocation not apart from c; else -1.
- * Moving such an m into c's cluster keeps any legal partition legal and
- * removes a materialised array. Returns how many m have a partner. */
+/* Pairs every optimal partition fuses (ILP.md, "Forced pairs"): partner[v] =
+ * w when moving v into w's cluster keeps any legal partition legal and
+ * removes a materialised array. v is a source (its outputs go to w alone,
+ * none live out, one an array; it reads from the region only scalars and
+ * live-out arrays) or a sink (nothing in the region reads it; all it reads
+ * from the region comes from w, an array of which only v reads); and v
+ * satisfies the pair rule with w and with every invocation not apart from w.
+ * Else -1. Returns how many v have a partner. */
 int fus_forced_partners(const FusGraph *g, const char *apart, int *partner);
 /* Representative rows shared by group models (ILP.md, "Representatives"):
  * yc[a*ng+b] is the column of "local a represents local b" or -1, k_a is
