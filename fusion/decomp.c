@@ -38,59 +38,6 @@ char *fus_apart(const FusGraph *g) {
   return apart;
 }
 
-/* Does v satisfy the pair rule with every invocation w may share a cluster
- * with (one not apart from w)? Then v can join any legal cluster of w. */
-static int joins_any_cluster_of(const FusGraph *g, const char *apart, int v, int w) {
-  int n = g->ninv;
-  if (apart[v * n + w]) return 0;
-  for (int y = 0; y < n; y++)
-    if (y != v && y != w && !apart[w * n + y] && !fus_pair_ok(g, v, y, NULL)) return 0;
-  return 1;
-}
-
-int fus_forced_partners(const FusGraph *g, const char *apart, int *partner) {
-  int n = g->ninv, count = 0;
-  for (int m = 0; m < n; m++) partner[m] = -1;
-  /* Sources: m's outputs go to c alone, and m reads nothing from the region
-   * that could become materialised by the move (scalars and live-out arrays
-   * may come from the region). */
-  for (int m = 0; m < n; m++) {
-    const FusInv *M = &g->inv[m];
-    int c = -1, ok = 1, array_to_c = 0;
-    for (int u = 0; u < M->nuses && ok; u++) {
-      const FusVar *x = &g->var[M->uses[u].var];
-      ok = x->producer < 0 || !x->is_array || x->live_out;
-    }
-    for (int d = 0; d < M->ndefs && ok; d++) {
-      const FusVar *x = &g->var[M->defs[d]];
-      if (x->live_out) ok = 0;
-      for (int k = 0; k < x->nconsumers && ok; k++) {
-        if (c < 0) c = x->consumers[k];
-        ok = x->consumers[k] == c;
-      }
-      if (x->is_array && x->nconsumers > 0) array_to_c = 1;
-    }
-    if (ok && c >= 0 && array_to_c && joins_any_cluster_of(g, apart, m, c)) partner[m] = c, count++;
-  }
-  /* Sinks: c's outputs go nowhere in the region, everything c reads from the
-   * region comes from m, and an array of m goes to c alone. */
-  for (int c = 0; c < n; c++) {
-    const FusInv *C = &g->inv[c];
-    if (partner[c] >= 0) continue;
-    int m = -1, ok = 1, array_from_m = 0;
-    for (int d = 0; d < C->ndefs && ok; d++) ok = g->var[C->defs[d]].nconsumers == 0;
-    for (int u = 0; u < C->nuses && ok; u++) {
-      const FusVar *x = &g->var[C->uses[u].var];
-      if (x->producer < 0) continue;
-      if (m < 0) m = x->producer;
-      ok = x->producer == m;
-      if (ok && x->is_array && !x->live_out && x->nconsumers == 1) array_from_m = 1;
-    }
-    if (ok && m >= 0 && array_from_m && joins_any_cluster_of(g, apart, c, m)) partner[c] = m, count++;
-  }
-  return count;
-}
-
 void fus_ilp_rep_rows(FusIlp *m, const FusGroup *G, const int *yc, int kbase) {
   int ng = G->ng, n = G->n;
   const int *mem = G->mem;

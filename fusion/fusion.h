@@ -338,14 +338,14 @@ void fus_improve(const FusGraph *g, int *cl, const char *movable, double budget)
  * under "i ⇝ m ⇝ j with m apart from i or j". No legal partition puts an
  * apart pair in one cluster. n*n chars, malloc'ed. */
 char *fus_apart(const FusGraph *g);
-/* Pairs every optimal partition fuses (ILP.md, "Forced pairs"): partner[v] =
- * w when moving v into w's cluster keeps any legal partition legal and
- * removes a materialised array. v is a source (its outputs go to w alone,
- * none live out, one an array; it reads from the region only scalars and
- * live-out arrays) or a sink (nothing in the region reads it; all it reads
- * from the region comes from w, an array of which only v reads); and v
- * satisfies the pair rule with w and with every invocation not apart from w.
- * Else -1. Returns how many v have a partner. */
+/* forced.c: pairs every optimal partition fuses (ILP.md, "Forced pairs"),
+ * found on atoms (sets already known to be fused) until no more are: a source
+ * atom whose outside readers are all in one atom w and that reads from outside
+ * only scalars and live-out arrays, or a sink atom that no one outside reads
+ * and that reads from outside only w; an array read only within the pair,
+ * not live out; and the pair rule between the atom and whatever may share a
+ * cluster with w. partner[r] = w for the root r of each atom joined to w, else
+ * -1. Returns how many atoms were joined. */
 int fus_forced_partners(const FusGraph *g, const char *apart, int *partner);
 /* Representative rows shared by group models (ILP.md, "Representatives"):
  * yc[a*ng+b] is the column of "local a represents local b" or -1, k_a is
