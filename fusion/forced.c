@@ -59,6 +59,15 @@ static int saves_array(Forced *F, int p, int q) {
   return 0;
 }
 
+/* Atom r, met from atom a: fine if it is a itself or the one other atom *b
+ * met so far (which it becomes if none was); 0 if it is a second one. */
+static int same_other(int a, int r, int *b) {
+  if (r == a) return 1;
+  if (*b >= 0 && r != *b) return 0;
+  *b = r;
+  return 1;
+}
+
 /* The atom that receives atom a's outputs, if a is a source: every reader
  * outside a is in that one atom, and whatever a reads from the region outside
  * itself is a scalar or a live-out array (materialised anyway). Else -1. */
@@ -73,12 +82,8 @@ static int source_partner(Forced *F, int a) {
     }
     for (int d = 0; d < I->ndefs; d++) {
       const FusVar *x = &g->var[I->defs[d]];
-      for (int k = 0; k < x->nconsumers; k++) {
-        int r = find(F->uf, x->consumers[k]);
-        if (r == a) continue;
-        if (b >= 0 && r != b) return -1;
-        b = r;
-      }
+      for (int k = 0; k < x->nconsumers; k++)
+        if (!same_other(a, find(F->uf, x->consumers[k]), &b)) return -1;
     }
   }
   return b;
@@ -99,11 +104,7 @@ static int sink_partner(Forced *F, int a) {
     }
     for (int u = 0; u < I->nuses; u++) {
       const FusVar *x = &g->var[I->uses[u].var];
-      if (x->producer < 0) continue;
-      int r = find(F->uf, x->producer);
-      if (r == a) continue;
-      if (b >= 0 && r != b) return -1;
-      b = r;
+      if (x->producer >= 0 && !same_other(a, find(F->uf, x->producer), &b)) return -1;
     }
   }
   return b;
