@@ -101,11 +101,6 @@ void fus_greedy_best(const FusGraph *g, int *cl) {
   free(alt);
 }
 
-static int find(int *parent, int a) {
-  while (parent[a] != a) a = parent[a] = parent[parent[a]];
-  return a;
-}
-
 /* The separation hook (FusIlp.separate): an integral solution whose clusters
  * form a cycle gets the formulation's cycle cut, during the search. */
 typedef struct {
@@ -330,8 +325,8 @@ int fus_sched_decomposed(const FusGraph *g, FusOptions *opt, FusSchedule *out, c
   for (int i = 0; i < n; i++) grp[i] = i;
   for (int i = 0; i < n; i++)
     for (int j = i + 1; j < n; j++)
-      if (!apart[i * n + j]) grp[find(grp, i)] = find(grp, j);
-  for (int i = 0; i < n; i++) grp[i] = find(grp, i);
+      if (!apart[i * n + j]) grp[fus_uf_find(grp, i)] = fus_uf_find(grp, j);
+  for (int i = 0; i < n; i++) grp[i] = fus_uf_find(grp, i);
   out->build_seconds = nz_now() - t0;
   /* The better greedy schedule: every group's start (its restriction, others
    * alone, is legal) and the fallback. */

@@ -12,11 +12,6 @@ typedef struct {
   int *start, *mem;  /* members by root at the start of a pass */
 } Forced;
 
-static int find(int *p, int a) {
-  while (p[a] != a) a = p[a] = p[p[a]];
-  return a;
-}
-
 /* May atom a join any legal cluster that holds atom b? Every member of a
  * satisfies the pair rule with b's members and with every invocation that
  * is apart from none of them. */
@@ -24,7 +19,7 @@ static int joins(Forced *F, int a, int b) {
   const FusGraph *g = F->g;
   int n = g->ninv;
   for (int y = 0; y < n; y++) {
-    int ry = find(F->uf, y);
+    int ry = fus_uf_find(F->uf, y);
     if (ry == a) continue;
     if (ry != b) {
       int with_b = 1;
@@ -49,7 +44,7 @@ static int saves_array(Forced *F, int p, int q) {
       if (!x->is_array || x->live_out) continue;
       int inside = 1, by_q = 0;
       for (int k = 0; k < x->nconsumers && inside; k++) {
-        int r = find(F->uf, x->consumers[k]);
+        int r = fus_uf_find(F->uf, x->consumers[k]);
         inside = r == p || r == q;
         by_q |= r == q;
       }
@@ -78,12 +73,12 @@ static int source_partner(Forced *F, int a) {
     const FusInv *I = &g->inv[F->mem[e]];
     for (int u = 0; u < I->nuses; u++) {
       const FusVar *x = &g->var[I->uses[u].var];
-      if (x->producer >= 0 && find(F->uf, x->producer) != a && x->is_array && !x->live_out) return -1;
+      if (x->producer >= 0 && fus_uf_find(F->uf, x->producer) != a && x->is_array && !x->live_out) return -1;
     }
     for (int d = 0; d < I->ndefs; d++) {
       const FusVar *x = &g->var[I->defs[d]];
       for (int k = 0; k < x->nconsumers; k++)
-        if (!same_other(a, find(F->uf, x->consumers[k]), &b)) return -1;
+        if (!same_other(a, fus_uf_find(F->uf, x->consumers[k]), &b)) return -1;
     }
   }
   return b;
@@ -100,11 +95,11 @@ static int sink_partner(Forced *F, int a) {
     for (int d = 0; d < I->ndefs; d++) {
       const FusVar *x = &g->var[I->defs[d]];
       for (int k = 0; k < x->nconsumers; k++)
-        if (find(F->uf, x->consumers[k]) != a) return -1;
+        if (fus_uf_find(F->uf, x->consumers[k]) != a) return -1;
     }
     for (int u = 0; u < I->nuses; u++) {
       const FusVar *x = &g->var[I->uses[u].var];
-      if (x->producer >= 0 && !same_other(a, find(F->uf, x->producer), &b)) return -1;
+      if (x->producer >= 0 && !same_other(a, fus_uf_find(F->uf, x->producer), &b)) return -1;
     }
   }
   return b;
@@ -120,15 +115,15 @@ int fus_forced_partners(const FusGraph *g, const char *apart, int *partner) {
     changed = 0;
     /* Members by root; atoms joined in this pass wait for the next one. */
     memset(F.start, 0, sizeof(int) * (size_t)(n + 2));
-    for (int i = 0; i < n; i++) F.start[find(F.uf, i) + 1]++;
+    for (int i = 0; i < n; i++) F.start[fus_uf_find(F.uf, i) + 1]++;
     for (int r = 0; r < n; r++) F.start[r + 1] += F.start[r];
     int *fill = nz_xmalloc(sizeof(int) * (size_t)(n + 1));
     memcpy(fill, F.start, sizeof(int) * (size_t)(n + 1));
-    for (int i = 0; i < n; i++) F.mem[fill[find(F.uf, i)]++] = i;
+    for (int i = 0; i < n; i++) F.mem[fill[fus_uf_find(F.uf, i)]++] = i;
     free(fill);
     memset(dirty, 0, (size_t)n);
     for (int a = 0; a < n; a++) {
-      if (find(F.uf, a) != a || dirty[a]) continue;
+      if (fus_uf_find(F.uf, a) != a || dirty[a]) continue;
       int b = source_partner(&F, a);
       if (b < 0 || dirty[b] || !saves_array(&F, a, b) || !joins(&F, a, b)) {
         b = sink_partner(&F, a);

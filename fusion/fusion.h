@@ -94,6 +94,9 @@ void fus_graph_print(NzBuf *b, const FusGraph *g); /* in the same text form */
  * cluster of invocation i. Canonical form numbers clusters 0..k-1 in order of
  * their first member; fus_partition_canon rewrites cl so and returns k. */
 int fus_partition_canon(int n, int *cl);
+/* Union-find over parent[] (parent[a] == a at a root): a's root, halving the
+ * path on the way. */
+int fus_uf_find(int *parent, int a);
 void fus_partition_print(NzBuf *b, const FusGraph *g, const int *cl); /* {P, C} {R} */
 
 /* ------------------------------------------------------------ compat.c */

@@ -93,16 +93,11 @@ static FusIlp *build(Lazy *L) {
   return m;
 }
 
-static int find(int *parent, int a) {
-  while (parent[a] != a) a = parent[a] = parent[parent[a]];
-  return a;
-}
-
 static void recover(const Lazy *L, const FusIlp *m, const double *x, int *cl) {
   for (int i = 0; i < L->n; i++) cl[i] = i;
   for (int j = 0; j < m->ncols; j++)
-    if (m->role[j] == 'x' && x[j] > 0.5) cl[find(cl, m->ra[j])] = find(cl, m->rb[j]);
-  for (int i = 0; i < L->n; i++) cl[i] = find(cl, i);
+    if (m->role[j] == 'x' && x[j] > 0.5) cl[fus_uf_find(cl, m->ra[j])] = fus_uf_find(cl, m->rb[j]);
+  for (int i = 0; i < L->n; i++) cl[i] = fus_uf_find(cl, i);
   fus_partition_canon(L->n, cl);
 }
 

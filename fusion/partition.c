@@ -38,3 +38,8 @@ void fus_partition_print(NzBuf *b, const FusGraph *g, const int *cl) {
   }
   free(c);
 }
+
+int fus_uf_find(int *parent, int a) {
+  while (parent[a] != a) a = parent[a] = parent[parent[a]];
+  return a;
+}

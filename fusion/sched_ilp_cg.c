@@ -318,18 +318,13 @@ static void add_partition(CG *C, const int *cl) {
 
 /* --------------------------------------------------------------- nodes */
 
-static int uf_find(int *p, int a) {
-  while (p[a] != a) a = p[a] = p[p[a]];
-  return a;
-}
-
 /* Sets up the node's decisions: atoms, apart pairs, column bounds. Returns 0
  * if a together-set holds an apart pair (the node is infeasible). */
 static int enter_node(CG *C, const Node *v) {
   int n = C->n;
   for (int i = 0; i < n; i++) C->uf[i] = i;
   for (int i = 0; i < n; i++) /* every optimal partition fuses these */
-    if (C->partner[i] >= 0) C->uf[uf_find(C->uf, i)] = uf_find(C->uf, C->partner[i]);
+    if (C->partner[i] >= 0) C->uf[fus_uf_find(C->uf, i)] = fus_uf_find(C->uf, C->partner[i]);
   memset(C->dapart, 0, (size_t)n * (size_t)n);
   C->klo = 0, C->khi = n;
   for (const Node *u = v; u && u->parent; u = u->parent) {
@@ -338,7 +333,7 @@ static int enter_node(CG *C, const Node *v) {
     } else if (u->kind == 2) {
       if (u->i > C->klo) C->klo = u->i;
     } else if (u->together)
-      C->uf[uf_find(C->uf, u->i)] = uf_find(C->uf, u->j);
+      C->uf[fus_uf_find(C->uf, u->i)] = fus_uf_find(C->uf, u->j);
     else
       C->dapart[u->i * n + u->j] = C->dapart[u->j * n + u->i] = 1;
   }
@@ -349,7 +344,7 @@ static int enter_node(CG *C, const Node *v) {
   int *id = nz_xmalloc(sizeof(int) * (size_t)n);
   for (int i = 0; i < n; i++) id[i] = -1;
   for (int i = 0; i < n; i++) {
-    int r = uf_find(C->uf, i);
+    int r = fus_uf_find(C->uf, i);
     if (id[r] < 0) id[r] = na++;
     C->aof[i] = id[r];
   }
@@ -1934,11 +1929,11 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
     for (int i = 0; i < n; i++) p[i] = i;
     for (int i = 0; i < n; i++)
       for (int j = i + 1; j < n; j++)
-        if (!C.apart[i * n + j]) p[uf_find(p, i)] = uf_find(p, j);
+        if (!C.apart[i * n + j]) p[fus_uf_find(p, i)] = fus_uf_find(p, j);
     int *id = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
     for (int i = 0; i < n; i++) id[i] = -1;
     for (int i = 0; i < n; i++) {
-      int r = uf_find(p, i);
+      int r = fus_uf_find(p, i);
       if (id[r] < 0) id[r] = C.ncomp++;
       C.comp[i] = id[r];
     }

@@ -22,11 +22,6 @@ static int X(const Aux *D, int i, int j) {
 
 static int xcol_of(const void *ctx, int i, int j) { return X(ctx, i, j); }
 
-static int find(int *parent, int a) {
-  while (parent[a] != a) a = parent[a] = parent[parent[a]];
-  return a;
-}
-
 /* ilp-lazy's model for the group's invocations; every other invocation is a
  * singleton, so its kernel, its arrays and its reads are constants and left
  * out. Column roles and ids are global, so fus_ilp_assign works unchanged. */
@@ -177,8 +172,8 @@ static void recover(const FusGroup *G, void *aux, const FusIlp *m, const double 
   (void)aux;
   for (int i = 0; i < G->n; i++) cl[i] = i;
   for (int j = 0; j < m->ncols; j++)
-    if (m->role[j] == 'x' && x[j] > 0.5) cl[find(cl, m->ra[j])] = find(cl, m->rb[j]);
-  for (int i = 0; i < G->n; i++) cl[i] = find(cl, i);
+    if (m->role[j] == 'x' && x[j] > 0.5) cl[fus_uf_find(cl, m->ra[j])] = fus_uf_find(cl, m->rb[j]);
+  for (int i = 0; i < G->n; i++) cl[i] = fus_uf_find(cl, i);
 }
 
 /* The cut for a cycle of the group's solution: "every (enter, leave) pair
