@@ -62,17 +62,30 @@ static const char *ts(Ck *ck, const LcuType *t) {
 
 static const char *plural(int n, const char *one, const char *many) { return n == 1 ? one : many; }
 
-static Top *top(Ck *ck, const char *name) {
+/* The slot of name (interned), claimed for it if `add`; NULL if absent and
+ * not added. Only declarations add: a lookup of an undefined name must not
+ * fill the table (it is sized for the declarations; a program calling more
+ * undefined kernels than that looped here). */
+static Top *top(Ck *ck, const char *name, int add) {
   size_t h = ((uintptr_t)name >> 4) * 0x9E3779B97F4A7C15ull;
-  for (size_t i = h & (ck->ntops - 1);; i = (i + 1) & (ck->ntops - 1))
-    if (!ck->tops[i].name || ck->tops[i].name == name) {
+  for (size_t i = h & (ck->ntops - 1);; i = (i + 1) & (ck->ntops - 1)) {
+    if (ck->tops[i].name == name) return &ck->tops[i];
+    if (!ck->tops[i].name) {
+      if (!add) return NULL;
       ck->tops[i].name = name;
       return &ck->tops[i];
     }
+  }
 }
 
-static LcuKernel *find_kernel(Ck *ck, const char *name) { return top(ck, name)->k; }
-static LcuFunc *find_func(Ck *ck, const char *name) { return top(ck, name)->f; }
+static LcuKernel *find_kernel(Ck *ck, const char *name) {
+  Top *t = top(ck, name, 0);
+  return t ? t->k : NULL;
+}
+static LcuFunc *find_func(Ck *ck, const char *name) {
+  Top *t = top(ck, name, 0);
+  return t ? t->f : NULL;
+}
 
 /* ------------------------------------------------------------ type shapes */
 
@@ -828,7 +841,7 @@ static void check_names(Ck *ck) {
   ck->tops = nz_xcalloc(ck->ntops, sizeof(Top));
   for (int i = 0; i < p->nkernels; i++) {
     LcuKernel *k = p->kernels[i];
-    Top *t = top(ck, k->name);
+    Top *t = top(ck, k->name, 1);
     if (t->k)
       err(ck, k->loc, "kernel '%s' is already defined at line %d", k->name, t->k->loc.line);
     else
@@ -836,7 +849,7 @@ static void check_names(Ck *ck) {
   }
   for (int i = 0; i < p->nfuncs; i++) {
     LcuFunc *f = p->funcs[i];
-    Top *t = top(ck, f->name);
+    Top *t = top(ck, f->name, 1);
     if (t->f) {
       err(ck, f->loc, "function '%s' is already defined at line %d", f->name, t->f->loc.line);
       continue;
