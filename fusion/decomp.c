@@ -236,8 +236,11 @@ static int solve_group(const FusGroup *G, const FusGroupModel *gm, FusWeights w,
     double *st = nz_xcalloc((size_t)m->ncols + 1, sizeof(double));
     gm->assign(G, aux, m, start, st);
     /* Under an objective cap the start is usually above it; solvers take a
-     * start on trust (GLPK's glp_ios_heur_sol does not check rows). */
-    const double *st_or_none = ub >= 0 ? NULL : st;
+     * start on trust (GLPK's glp_ios_heur_sol does not check rows), so a
+     * start is given only when feasible: a legal partition may still miss
+     * a forced pair that build fixed (G->partner), and a solver ending on
+     * time with such a start as its answer would return an infeasible one. */
+    const double *st_or_none = ub >= 0 || !fus_ilp_feasible(m, st, NULL, NULL) ? NULL : st;
     FusIlpResult r;
     fus_ilp_solve(opt->solver, m, left, st_or_none, x, &r);
     free(st);
@@ -318,7 +321,12 @@ int fus_sched_decomposed(const FusGraph *g, FusOptions *opt, FusSchedule *out, c
   double t0 = nz_now();
   char *apart = fus_apart(g);
   int *mem = nz_xmalloc(sizeof(int) * (size_t)n), *lid = nz_xmalloc(sizeof(int) * (size_t)n);
-  FusGroup G = {g, n, apart, 0, mem, lid};
+  int *partner = NULL;
+  if (gm->forced) {
+    partner = nz_xmalloc(sizeof(int) * (size_t)n);
+    fus_forced_partners(g, apart, partner);
+  }
+  FusGroup G = {g, n, apart, 0, mem, lid, partner};
   FusWeights w = fus_cost_weights(g);
   /* Groups start as the components of the fusable (not apart) graph. */
   int *grp = nz_xmalloc(sizeof(int) * (size_t)n);
@@ -517,7 +525,7 @@ int fus_sched_decomposed(const FusGraph *g, FusOptions *opt, FusSchedule *out, c
   fus_cost(g, out->cl, &c);
   out->solver_objective = c.objective;
   free(grp), free(greedy), free(best), free(solved), free(proven), free(start), free(sol), free(comb);
-  free(cin), free(cout), free(first), free(apart), free(mem), free(lid), free(gopt), free(glb);
+  free(cin), free(cout), free(first), free(apart), free(partner), free(mem), free(lid), free(gopt), free(glb);
   free(cand), free(cin2), free(cout2), free(movable), free(merged_group);
   return opt->dump_failed ? -1 : 0; /* --dump-ilp asked for a file that could not be written */
 }

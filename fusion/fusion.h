@@ -384,6 +384,7 @@ typedef struct FusGroup {
   const char *apart; /* fus_apart */
   int ng;
   const int *mem, *lid;
+  const int *partner; /* fus_forced_partners, when the model asks for them; else NULL */
 } FusGroup;
 
 /* A formulation solved group by group. build makes the group's model (aux:
@@ -403,6 +404,7 @@ typedef struct {
   void (*recover)(const FusGroup *G, void *aux, const FusIlp *m, const double *x, int *cl);
   int (*cut)(const FusGroup *G, void *aux, FusIlp *m, const int *cin, const int *cout, int len, int ncut);
   void (*free_aux)(void *aux);
+  int forced; /* build may use G->partner: pairs every optimal partition fuses */
 } FusGroupModel;
 
 /* The decomposition driver: groups start as the components of the fusable

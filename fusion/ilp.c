@@ -657,4 +657,4 @@ static FusIlp *group_build(const FusGroup *G, FusWeights w, void **aux) {
   return fus_ilp_build_group(G, w, FUS_TIGHT_DEFAULT);
 }
 
-const FusGroupModel fus_ilp_group = {"ilp", group_build, fus_ilp_group_assign, fus_ilp_group_recover, NULL, NULL};
+const FusGroupModel fus_ilp_group = {"ilp", group_build, fus_ilp_group_assign, fus_ilp_group_recover, NULL, NULL, 0}; /* the reference: no forced pairs */

@@ -28,6 +28,12 @@ static FusIlp *build(Lazy *L) {
     for (int j = i + 1; j < n; j++)
       if (!L->apart[i * n + j])
         L->xcol[i * n + j] = L->xcol[j * n + i] = fus_ilp_col(m, nz_sprintf(A, "x_%d_%d", i, j), 0, 1, 0, 1, 'x', i, j);
+  /* Pairs every optimal partition fuses (ILP.md, "Forced pairs"): fixed. */
+  int *partner = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
+  fus_forced_partners(g, L->apart, partner);
+  for (int i = 0; i < n; i++)
+    if (partner[i] >= 0 && X(L, i, partner[i]) >= 0) m->lb[X(L, i, partner[i])] = 1;
+  free(partner);
   /* Transitivity: x_ab + x_bc - x_ac <= 1 for each side of each triangle with
    * two fusable sides (an apart third side makes it x_ab + x_bc <= 1). */
   for (int i = 0; i < n; i++)
@@ -150,8 +156,11 @@ int fus_sched_ilp_lazy(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
     double *x = nz_xcalloc((size_t)(m->ncols ? m->ncols : 1), sizeof(double));
     double *start = nz_xcalloc((size_t)(m->ncols ? m->ncols : 1), sizeof(double));
     fus_ilp_assign(m, g, greedy, start);
+    /* The greedy schedule may split a forced pair: then no start (a solver
+     * takes a start on trust, and could end on time with it as its answer). */
+    int feasible_start = fus_ilp_feasible(m, start, NULL, NULL);
     FusIlpResult r;
-    fus_ilp_solve(opt->solver, m, left, start, x, &r);
+    fus_ilp_solve(opt->solver, m, left, feasible_start ? start : NULL, x, &r);
     free(start);
     if (r.nodes > 0) nodes += r.nodes;
     int done = 1;

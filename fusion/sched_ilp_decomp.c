@@ -75,6 +75,13 @@ static FusIlp *build(const FusGroup *G, FusWeights w, void **auxp) {
           fus_ilp_term(m, xij, 1), fus_ilp_term(m, X(D, k, j), -1);
         }
     }
+  /* Pairs every optimal partition fuses, also in this restricted problem
+   * (ILP.md "Forced pairs": the move keeps the other invocations where they
+   * are): fixed fused. */
+  for (int a = 0; a < ng && G->partner; a++) {
+    int i = mem[a], p = G->partner[i];
+    if (p >= 0 && X(D, i, p) >= 0) m->lb[X(D, i, p)] = 1;
+  }
   int kbase = m->ncols;
   for (int b = 0; b < ng; b++) {
     int k = fus_ilp_col(m, nz_sprintf(A, "k_%d", mem[b]), 0, 1, w.kernels, 1, 'k', mem[b], -1);
@@ -213,7 +220,7 @@ static void free_aux(void *aux) {
   free(D);
 }
 
-static const FusGroupModel lazy_model = {"ilp-decomp", build, assign, recover, cut, free_aux};
+static const FusGroupModel lazy_model = {"ilp-decomp", build, assign, recover, cut, free_aux, 1};
 
 int fus_sched_ilp_decomp(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
   return fus_sched_decomposed(g, opt, out, &lazy_model);

@@ -173,7 +173,7 @@ static void check_groups(const FusGraph *g, int tight, long *checked, long *bad)
       if (in) mem[ng++] = i;
     }
     if (ng < 2 || (r >= 0 && ng == n)) continue;
-    FusGroup G = {g, n, apart, ng, mem, lid};
+    FusGroup G = {g, n, apart, ng, mem, lid, NULL};
     FusIlp *m = fus_ilp_build_group(&G, fus_cost_weights(g), tight);
     every_restriction(g, &G, m, cl, 0, 0, checked, bad);
     fus_ilp_free(m);
