@@ -37,8 +37,16 @@ typedef struct {
   Tok peek; /* one token of lookahead */
   int has_peek;
   LcuProgram *prog;
+  int depth; /* nesting of the expression or type being parsed (nest) */
   jmp_buf fail;
 } Parser;
+
+/* Nesting is bounded, with an error, so that this parser and the recursive
+ * passes after it (checker, printer, interpreter, fusion) cannot overflow the
+ * stack on absurd input (a fuzzed "[[[[..." did). A chain of lets, the
+ * shape of a long region, is not nesting: a let's body is parsed at the
+ * let's own depth. */
+enum { MAX_NESTING = 1000 };
 
 /* Growable arrays in the program's arena: a syntax error longjmps out of
  * any depth, and the arena is freed with the program, so nothing leaks. */
@@ -67,6 +75,11 @@ static void fail_at(Parser *ps, NzLoc loc, const char *fmt, ...) {
   nz_verror_at(loc, fmt, ap);
   va_end(ap);
   longjmp(ps->fail, 1);
+}
+
+static void nest(Parser *ps, int by) {
+  ps->depth += by;
+  if (ps->depth > MAX_NESTING) fail_at(ps, ps->tok.loc, "nested more than %d deep", MAX_NESTING);
 }
 
 static void skip_space(Parser *ps) {
@@ -293,11 +306,13 @@ static const LcuType *parse_type(Parser *ps) {
   }
   if (accept(ps, T_LPAREN)) {
     AVEC(const LcuType *) elems = {0};
+    nest(ps, 1);
     if (!accept(ps, T_RPAREN)) {
       do avec_push(ps, elems, parse_type(ps));
       while (accept(ps, T_COMMA));
       expect(ps, T_RPAREN, "',' or ')'");
     }
+    nest(ps, -1);
     const LcuType *t = lcu_type_tuple(elems.n, elems.v);
     return t;
   }
@@ -340,12 +355,13 @@ static int parse_binders(Parser *ps, LcuBinder **out, int allow_empty) {
 /* ---------------------------------------------------------- expressions */
 
 static LcuExpr *parse_expr(Parser *ps);
+static LcuExpr *parse_inner(Parser *ps);
 
 static int parse_args(Parser *ps, LcuExpr ***out) {
   AVEC(LcuExpr *) v = {0};
   expect(ps, T_LPAREN, "'('");
   if (!accept(ps, T_RPAREN)) {
-    do avec_push(ps, v, parse_expr(ps));
+    do avec_push(ps, v, parse_inner(ps));
     while (accept(ps, T_COMMA));
     expect(ps, T_RPAREN, "',' or ')'");
   }
@@ -374,7 +390,7 @@ static LcuExpr *parse_atom(Parser *ps) {
     advance(ps);
     if (accept(ps, T_RPAREN)) return lcu_tuple(p, 0, NULL, t.loc);
     AVEC(LcuExpr *) v = {0};
-    do avec_push(ps, v, parse_expr(ps));
+    do avec_push(ps, v, parse_inner(ps));
     while (accept(ps, T_COMMA));
     expect(ps, T_RPAREN, "',' or ')'");
     LcuExpr *e = v.n == 1 ? v.v[0] : lcu_tuple(p, v.n, v.v, t.loc);
@@ -388,7 +404,7 @@ static LcuExpr *parse_atom(Parser *ps) {
       return e;
     }
     AVEC(LcuExpr *) v = {0};
-    do avec_push(ps, v, parse_expr(ps));
+    do avec_push(ps, v, parse_inner(ps));
     while (accept(ps, T_COMMA));
     expect(ps, T_RBRACK, "',' or ']'");
     e->nargs = v.n;
@@ -429,7 +445,7 @@ static LcuExpr *parse_postfix(Parser *ps) {
   while (ps->tok.kind == T_LBRACK) {
     NzLoc loc = ps->tok.loc;
     advance(ps);
-    LcuExpr *idx = parse_expr(ps);
+    LcuExpr *idx = parse_inner(ps);
     expect(ps, T_RBRACK, "']'");
     e = lcu_index(ps->prog, e, idx, loc);
   }
@@ -456,7 +472,9 @@ static LcuExpr *parse_unary(Parser *ps) {
     advance(ps);
     return lcu_float(ps->prog, -n.fval, t.loc);
   }
+  nest(ps, 1);
   LcuExpr *a = parse_unary(ps);
+  nest(ps, -1);
   return lcu_prim(ps->prog, op, 1, &a, t.loc);
 }
 
@@ -491,22 +509,31 @@ static LcuExpr *parse_binary(Parser *ps, int level) {
   }
 }
 
+/* Every expression inside another is one level deeper (nest), except a
+ * let's body and an if's else branch: chains, not nesting. */
+static LcuExpr *parse_inner(Parser *ps) {
+  nest(ps, 1);
+  LcuExpr *e = parse_expr(ps);
+  nest(ps, -1);
+  return e;
+}
+
 static LcuExpr *parse_expr(Parser *ps) {
   Tok t = ps->tok;
   if (accept_kw(ps, "let")) {
     LcuBinder *bs;
     int n = parse_binders(ps, &bs, 1);
     expect(ps, T_EQ, "'='");
-    LcuExpr *rhs = parse_expr(ps);
+    LcuExpr *rhs = parse_inner(ps);
     expect_kw(ps, "in");
     LcuExpr *body = parse_expr(ps);
     LcuExpr *e = lcu_let(ps->prog, n, bs, rhs, body, t.loc);
     return e;
   }
   if (accept_kw(ps, "if")) {
-    LcuExpr *c = parse_expr(ps);
+    LcuExpr *c = parse_inner(ps);
     expect_kw(ps, "then");
-    LcuExpr *a = parse_expr(ps);
+    LcuExpr *a = parse_inner(ps);
     expect_kw(ps, "else");
     LcuExpr *b = parse_expr(ps);
     return lcu_if(ps->prog, c, a, b, t.loc);
