@@ -56,7 +56,7 @@ UNITBIN := $(UNITSRC:tests/unit/%.c=$(O)/tests/unit/%)
 BINS    := $(B)/nessie $(if $(wildcard generators/nessie-gen.c),$(B)/nessie-gen) \
            $(if $(wildcard experiments/nessie-bench.c),$(B)/nessie-bench)
 
-.PHONY: all test run deps clean asan unit format fuzz plots
+.PHONY: all test run deps clean asan unit format fuzz fuzz-lcu plots
 all: $(BINS) $(UNITBIN)
 
 $(O)/%.o: %.c
@@ -130,6 +130,19 @@ fuzz:
 	@cd build/fuzz && ./nesl_fuzz -max_total_time=$(FUZZ_TIME) -max_len=4096 -timeout=10 \
 	  -rss_limit_mb=4096 corpus ../../tests/fuzz/corpus >fuzz.log 2>&1; st=$$?; \
 	  grep -E '^#[0-9]+.*(DONE|pulse)|^Done|ERROR|SUMMARY|Test unit' fuzz.log | tail -n 6; exit $$st
+
+# The same for λcu: parser, checker, and the fusion pipeline with four schedulers,
+# each fused program checked and run against the unfused one (tests/fuzz/lcu_fuzz.c).
+fuzz-lcu:
+	@mkdir -p build/fuzz/lcu-corpus
+	bash compiler/nesl/embed.sh build/fuzz/nesl_basis.c $(NESL_BASIS)
+	clang $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined -fopenmp \
+	  $(addprefix -I,$(INCDIRS)) $(PKG_CFLAGS) tests/fuzz/lcu_fuzz.c $(LIBSRC) compiler/driver/fuse.c \
+	  build/fuzz/nesl_basis.c $(LIBS) -lpthread -o build/fuzz/lcu_fuzz
+	@echo "fuzzing for $(FUZZ_TIME)s; diagnostics and the fuzzer's log go to build/fuzz/lcu-fuzz.log"
+	@cd build/fuzz && ./lcu_fuzz -max_total_time=$(FUZZ_TIME) -max_len=8192 -timeout=20 \
+	  -rss_limit_mb=4096 lcu-corpus ../../tests/lcu ../../tests/fusion >lcu-fuzz.log 2>&1; st=$$?; \
+	  grep -E '^#[0-9]+.*(DONE|pulse)|^Done|ERROR|SUMMARY|Test unit|lcu_fuzz:' lcu-fuzz.log | tail -n 8; exit $$st
 
 format:
 	clang-format -i $$(find compiler fusion runtime generators experiments tests/unit -name '*.[ch]')
