@@ -14,8 +14,10 @@
  *     passes an index to the predicate; §6 gives predicates the values, so we
  *     carry the flag as one more (dead) output component instead.
  *   PERMUTE → REDUCE: reducing a permutation is reducing its values in source
- *     order (operators are commutative; `id` is excluded by the graph). A
- *     destination fault of the PERMUTE is no longer detected.
+ *     order (operators are commutative; `id` is excluded by the graph). Only a
+ *     PERMUTE without `into`, whose destinations must be a permutation (λcu
+ *     README); a destination fault of the PERMUTE (out of range, or two
+ *     sources on one position) is no longer detected.
  *   ONCE → ONCE: one thunk computing both.
  *   REDUCE → ONCE (and SEGREDUCE → ONCE): no thunk-level rule; both SOACs stay
  *     in the kernel, the ONCE running after the reduction completes.

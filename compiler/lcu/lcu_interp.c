@@ -649,6 +649,10 @@ NOINLINE static void run_soac(Interp *I, const LcuSoac *s, Frame *kf) {
     int64_t n = soac_size(I, &s->size, kf);
     int64_t m = s->outlen.kind == LZ_NONE ? n : soac_size(I, &s->outlen, kf);
     for (int k = 0; k < nc; k++) out[k] = out_array(t, k, m, kf, s->binds[k].slot);
+    /* Without `into` the destinations must be a permutation of [0, n)
+     * (NESL's permute; README): a collision is a fault, as fusion relies
+     * on it (PERMUTE into REDUCE reduces the values in source order). */
+    int32_t *from = s->outlen.kind == LZ_NONE ? scratch_alloc(I, sizeof(int32_t) * (size_t)(n ? n : 1)) : NULL;
     for (int64_t i = 0; i < n; i++) {
       Cell d;
       thunk_at(I, &ta, i, v);
@@ -657,6 +661,14 @@ NOINLINE static void run_soac(Interp *I, const LcuSoac *s, Frame *kf) {
         fault(I, s->thunks[1]->loc,
               "PERMUTE destination %d (from source index %lld) out of range for length %lld", d.i,
               (long long)i, (long long)m);
+      if (from) {
+        if (from[d.i])
+          fault(I, s->thunks[1]->loc,
+                "PERMUTE destination %d written from source indices %d and %lld (without 'into', the "
+                "destinations must be a permutation)",
+                d.i, from[d.i] - 1, (long long)i);
+        from[d.i] = (int32_t)i + 1;
+      }
       for (int k = 0; k < nc; k++) store(out[k], d.i, v[k]);
     }
     break;
