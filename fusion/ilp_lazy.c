@@ -169,7 +169,13 @@ int fus_sched_ilp_lazy(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
       if (!fus_ilp_feasible(m, x, NULL, &why)) nz_die("the ILP solver returned an infeasible solution: %s", why.s);
       nz_buf_free(&why);
       recover(&L, m, x, out->cl);
-      if (fus_legal(g, out->cl, NULL)) {
+      int legal = fus_legal(g, out->cl, NULL);
+      FusCost got, start_cost;
+      fus_cost(g, out->cl, &got);
+      fus_cost(g, greedy, &start_cost);
+      if (legal && !r.optimal && !feasible_start && got.objective > start_cost.objective) {
+        status = -1; /* expired without the greedy start on a worse schedule: greedy it is */
+      } else if (legal) {
         status = r.optimal ? FUS_ST_OPTIMAL : FUS_ST_FEASIBLE;
         objective = r.objective;
       } else if (r.optimal && add_cycle_cut(&L, m, out->cl, cuts)) {
