@@ -145,6 +145,8 @@ static void test_permute(void) {
          "([7], [T])");
   expect("PERMUTE of nothing into 2", perm, ARGS("[]", "[]", "2"), "([0, 0], [F, F])");
   expect("PERMUTE destination past the end faults", perm, ARGS("[1, 2]", "[0, 2]", "2"), "FAULT");
+  expect("PERMUTE negative destination faults", perm, ARGS("[1]", "[-1]", "2"), "FAULT");
+  expect("PERMUTE negative output length faults", perm, ARGS("[]", "[]", "-1"), "FAULT");
   /* without `into` the destinations must be a permutation */
   const char *perm_n =
       "kernel k(xs : [int], ix : [int]) -> [int] {\n"
@@ -154,8 +156,6 @@ static void test_permute(void) {
       "function main(xs : [int], ix : [int]) -> [int] { run k(xs, ix) }\n";
   expect("PERMUTE without into: a permutation", perm_n, ARGS("[5, 6, 7]", "[2, 0, 1]"), "[6, 7, 5]");
   expect("PERMUTE without into: a collision faults", perm_n, ARGS("[5, 6, 7]", "[2, 0, 2]"), "FAULT");
-  expect("PERMUTE negative destination faults", perm, ARGS("[1]", "[-1]", "2"), "FAULT");
-  expect("PERMUTE negative output length faults", perm, ARGS("[]", "[]", "-1"), "FAULT");
 }
 
 static void test_segmented(void) {
