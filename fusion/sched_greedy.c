@@ -35,8 +35,8 @@ typedef struct {
   const FusGraph *g;
   int *cl, *next, *head, *tail; /* cluster ids are their first member's index */
   int *pos;                     /* pos[cluster]: topological position */
-  int *mark, stamp;             /* visited marks per cluster */
-  int *fwd, nfwd, *bwd, nbwd;   /* the affected clusters of the last search */
+  int *mark[2], stamp;          /* visited marks per cluster, per search direction */
+  int *found[2];                /* the clusters each search found */
   uint64_t *key, *tmp;          /* merge_acyclic's sort keys, n each */
   int *pool;                    /* and its positions, n + 2 */
   int reference;
@@ -159,28 +159,34 @@ static void adj_merge(State *S, struct Adj *L, int a, int b) {
   L[a].n = k;
 }
 
+/* One direction of merge_acyclic's search: dir 1 forward from A through
+ * clusters positioned below bound, dir -1 backward from B through those
+ * above it. Reaching the other end (target) from a cluster other than the
+ * start closes a cycle. */
 typedef struct {
-  int bound, target;
-  int from_other; /* searching from a cluster other than A */
+  int dir, bound, target, from_other;
+  int *list, n, done; /* clusters found; how many expanded */
+  int *mark;
 } Search;
 
-/* Forward from A: clusters positioned before B; an edge into B from one of
- * them (not from A itself) closes a cycle, and stops the search. */
-static int visit_fwd(State *S, int x, void *arg) {
+static int visit(State *S, int x, void *arg) {
   Search *q = arg;
   if (x == q->target) return q->from_other;
-  if (S->pos[x] >= q->bound || S->mark[x] == S->stamp) return 0;
-  S->mark[x] = S->stamp;
-  S->fwd[S->nfwd++] = x;
+  if ((q->dir > 0 ? S->pos[x] >= q->bound : S->pos[x] <= q->bound) || q->mark[x] == S->stamp) return 0;
+  q->mark[x] = S->stamp;
+  q->list[q->n++] = x;
   return 0;
 }
 
-static int visit_bwd(State *S, int x, void *arg) {
-  Search *q = arg;
-  if (S->pos[x] <= q->bound || S->mark[x] == S->stamp) return 0;
-  S->mark[x] = S->stamp;
-  S->bwd[S->nbwd++] = x;
-  return 0;
+static void search_start(State *S, Search *q, int dir, int from, int bound, int target) {
+  *q = (Search){dir, bound, target, 0, S->found[dir > 0], 0, 0, S->mark[dir > 0]};
+  each_neighbour(S, from, dir, visit, q);
+  q->from_other = 1;
+}
+
+/* Expands the next cluster found; nonzero when that closes a cycle. */
+static int search_step(State *S, Search *q) {
+  return each_neighbour(S, q->list[q->done++], q->dir, visit, q);
 }
 
 /* Sorts v[0..k) by the high 32 bits (a position, at most limit), least
@@ -207,43 +213,67 @@ static void sort_by_pos(uint64_t *v, int k, uint64_t *tmp, int limit) {
 }
 
 /* Would merging clusters a (earlier position) and b create a cycle? If not,
- * reorder positions so that the merged cluster, kept as a, is consistent:
- * clusters reaching b first, then the merged one, then those reached from a
- * (Pearce and Kelly's reordering for a new edge b -> a). */
+ * reorder positions so that the merged cluster, kept as a, is consistent.
+ * This is Pearce and Kelly's reordering for a new edge b -> a, with their
+ * two searches run in lockstep so that the smaller one decides:
+ *  - F, the clusters reached from a positioned below b, and B, those
+ *    reaching b positioned above a. An edge from F into b (or from a into B)
+ *    is a path a -> x -> ... -> b that the merge would close into a cycle;
+ *    the first search to finish has seen every such path if there is one.
+ *  - If B finished first, only the part of F below h, B's highest position
+ *    (pos[a] if B is empty), must move: F is searched again with bound h.
+ *    The pool of positions is pos[a], B's and F's; b's slot is left unused.
+ *    Symmetrically, if F finished first, B is searched again above F's
+ *    lowest position (pos[b] if F is empty), and a's slot is left unused.
+ * The pool is handed out in order: B at the bottom, the merged cluster, F at
+ * the top. Each of B moves down or stays and each of F up or stays, and
+ * every slot is at most h (at least F's lowest position), so whatever is
+ * outside the sets stays on its side. In the horizontal sweep one end is
+ * often a first-layer invocation with nothing between while the other has
+ * absorbed clusters reaching most of the region (10000 invocations: the
+ * one-sided search expanded 2.0 million clusters, now 0.21 million). */
 static int merge_acyclic(State *S, int a, int b) {
-  Search q = {S->pos[b], b, 0};
+  Search F, B;
   S->stamp++;
-  S->nfwd = 0;
-  each_neighbour(S, a, 1, visit_fwd, &q);
-  q.from_other = 1;
-  for (int k = 0; k < S->nfwd; k++)
-    if (each_neighbour(S, S->fwd[k], 1, visit_fwd, &q)) return 0; /* a -> ... -> x -> b */
-  Search r = {S->pos[a], a, 0};
-  S->stamp++;
-  S->nbwd = 0;
-  each_neighbour(S, b, -1, visit_bwd, &r);
-  for (int k = 0; k < S->nbwd; k++) each_neighbour(S, S->bwd[k], -1, visit_bwd, &r);
+  search_start(S, &F, 1, a, S->pos[b], b);
+  search_start(S, &B, -1, b, S->pos[a], a);
+  for (;;) {
+    if (B.done == B.n || F.done == F.n) break;
+    if (search_step(S, &B) || search_step(S, &F)) return 0;
+  }
+  S->stamp++; /* search the other side again, bounded by the finished one */
+  int below = B.done == B.n; /* which end slot is spare: pos[a] below, or pos[b] above */
+  if (below) {
+    int h = S->pos[a];
+    for (int k = 0; k < B.n; k++)
+      if (S->pos[B.list[k]] > h) h = S->pos[B.list[k]];
+    search_start(S, &F, 1, a, h, -1);
+    while (F.done < F.n) search_step(S, &F);
+  } else {
+    int l = S->pos[b];
+    for (int k = 0; k < F.n; k++)
+      if (S->pos[F.list[k]] < l) l = S->pos[F.list[k]];
+    search_start(S, &B, -1, b, l, -1);
+    while (B.done < B.n) search_step(S, &B);
+  }
   /* Each set keeps its internal order, so sort each by position (distinct),
-   * as (position, cluster) keys; the pool of all their positions, and a's
-   * and b's, is handed out in order: the backward set at the bottom, the
-   * merged cluster, the forward set at the top (one slot stays unused). */
+   * as (position, cluster) keys, and merge the two sorted runs into the pool
+   * with the spare end slot. */
   int n = S->g->ninv;
-  uint64_t *key[2] = {S->key, S->key + S->nbwd};
-  for (int x = 0; x < S->nbwd; x++) key[0][x] = (uint64_t)S->pos[S->bwd[x]] << 32 | (uint32_t)S->bwd[x];
-  for (int x = 0; x < S->nfwd; x++) key[1][x] = (uint64_t)S->pos[S->fwd[x]] << 32 | (uint32_t)S->fwd[x];
-  sort_by_pos(key[0], S->nbwd, S->tmp, n);
-  sort_by_pos(key[1], S->nfwd, S->tmp, n);
-  /* The pool: pos[a] is below every position of the sets, pos[b] above
-   * (the searches stop at them), and the two sorted runs merge between. */
-  int np = S->nfwd + S->nbwd + 2, k = 0, x = 0, y = 0;
+  uint64_t *key[2] = {S->key, S->key + B.n};
+  for (int x = 0; x < B.n; x++) key[0][x] = (uint64_t)S->pos[B.list[x]] << 32 | (uint32_t)B.list[x];
+  for (int x = 0; x < F.n; x++) key[1][x] = (uint64_t)S->pos[F.list[x]] << 32 | (uint32_t)F.list[x];
+  sort_by_pos(key[0], B.n, S->tmp, n);
+  sort_by_pos(key[1], F.n, S->tmp, n);
+  int k = 0, x = 0, y = 0;
   int *pool = S->pool;
-  pool[k++] = S->pos[a];
-  while (x < S->nbwd || y < S->nfwd)
-    pool[k++] = (int)((y == S->nfwd || (x < S->nbwd && key[0][x] < key[1][y]) ? key[0][x++] : key[1][y++]) >> 32);
-  pool[k] = S->pos[b];
-  for (int t = 0; t < S->nbwd; t++) S->pos[(int)(uint32_t)key[0][t]] = pool[t];
-  S->pos[a] = pool[np - S->nfwd - 1];
-  for (int t = 0; t < S->nfwd; t++) S->pos[(int)(uint32_t)key[1][t]] = pool[np - S->nfwd + t];
+  if (below) pool[k++] = S->pos[a];
+  while (x < B.n || y < F.n)
+    pool[k++] = (int)((y == F.n || (x < B.n && key[0][x] < key[1][y]) ? key[0][x++] : key[1][y++]) >> 32);
+  if (!below) pool[k++] = S->pos[b];
+  for (int t = 0; t < B.n; t++) S->pos[(int)(uint32_t)key[0][t]] = pool[t];
+  S->pos[a] = pool[B.n];
+  for (int t = 0; t < F.n; t++) S->pos[(int)(uint32_t)key[1][t]] = pool[B.n + 1 + t];
   return 1;
 }
 
@@ -329,7 +359,7 @@ void fus_greedy(const FusGraph *g, int *cl, int down, int reference) {
   size_t sz = sizeof(int) * (size_t)(n ? n : 1);
   State S = {.g = g, .cl = cl, .reference = reference};
   S.next = nz_xmalloc(sz), S.head = nz_xmalloc(sz), S.tail = nz_xmalloc(sz), S.pos = nz_xmalloc(sz);
-  S.mark = nz_xcalloc((size_t)(n ? n : 1), sizeof(int)), S.fwd = nz_xmalloc(sz), S.bwd = nz_xmalloc(sz);
+  for (int d = 0; d < 2; d++) S.mark[d] = nz_xcalloc((size_t)(n ? n : 1), sizeof(int)), S.found[d] = nz_xmalloc(sz);
   S.key = nz_xmalloc(sizeof(uint64_t) * (size_t)(n ? n : 1)), S.tmp = nz_xmalloc(sizeof(uint64_t) * (size_t)(n ? n : 1));
   S.pool = nz_xmalloc(sizeof(int) * (size_t)(n + 2));
   S.ver = nz_xcalloc((size_t)(n ? n : 1), sizeof(int));
@@ -434,12 +464,10 @@ void fus_greedy(const FusGraph *g, int *cl, int down, int reference) {
   free(S.head);
   free(S.tail);
   free(S.pos);
-  free(S.mark);
-  free(S.fwd);
+  for (int d = 0; d < 2; d++) free(S.mark[d]), free(S.found[d]);
   free(S.key);
   free(S.tmp);
   free(S.pool);
-  free(S.bwd);
   free(S.bad);
   free(S.ver);
   free(S.ckey);
