@@ -7,6 +7,7 @@
 #include "cg_lp.h"
 #include "fusion.h"
 
+#include <limits.h>
 #include <math.h>
 
 /* Reduced costs count as negative below -RC_EPS (objective units; the
@@ -41,7 +42,8 @@ typedef struct {
   int *mem;       /* increasing */
   uint64_t *bits; /* W words */
   double cost;
-  int col; /* GLPK column */
+  int arrays, reads; /* the cost's terms: materialised arrays, traversals */
+  int col;           /* GLPK column */
 } Col;
 
 /* A cycle cut: Σ_{pairs} sign * [both in one cluster] <= rhs. Jumps (+1) are
@@ -60,10 +62,16 @@ typedef struct {
   int rj, rk, W;
 } Cut;
 
+/* The rows after the partition rows (row i: invocation i): the kernels row
+ * Σλ, the arrays row Σ arrays(S)λ and the traversals row Σ reads(S)λ; the
+ * cut rows come after them. */
+enum { ROW_KERNELS, ROW_ARRAYS, ROW_READS, NFIXED };
+
 typedef struct Node {
   struct Node *parent;
   int i, j, together; /* the decision taken on the way from parent: on a pair, */
-  int kind;           /* or (kind 1) kernels <= i, (kind 2) kernels >= i */
+  int kind;           /* or (kind 1) kernels <= i, (kind 2) kernels >= i,
+                         (3) arrays <= i, (4) traversals <= i */
   double bound;
   int depth;
 } Node;
@@ -102,6 +110,8 @@ typedef struct {
   double *reach_pen;    /* per cut: -dual, the penalty of a column in it */
   int klo, khi;   /* the node's bounds on the number of clusters */
   double rho;     /* the dual of the kernels row, as used */
+  int ahi, thi;   /* the node's bounds on arrays and traversals (INT_MAX: none) */
+  double sigma, theta; /* the duals of their rows, as used (<= 0) */
   /* Scratch for costs. */
   int *stamp, gen;
   /* Best partition. */
@@ -135,7 +145,7 @@ static int out_of_time(CG *C) {
  * the cluster itself (exact cost) or the cluster with every invocation that
  * may still join it (a lower bound on the cost of any such extension: fewer
  * outsiders can only mean fewer materialised arrays and reads). */
-static double cluster_cost(CG *C, const int *mem, int k, const uint64_t *in, FusWeights w) {
+static double cluster_cost_terms(CG *C, const int *mem, int k, const uint64_t *in, FusWeights w, int *narrays, int *nreads) {
   const FusGraph *g = C->g;
   int arrays = 0, reads = 0;
   if (++C->gen == 0x7fffffff) {
@@ -159,7 +169,12 @@ static double cluster_cost(CG *C, const int *mem, int k, const uint64_t *in, Fus
       reads++;
     }
   }
+  if (narrays) *narrays = arrays, *nreads = reads;
   return w.kernels + w.arrays * arrays + w.traversals * reads;
+}
+
+static double cluster_cost(CG *C, const int *mem, int k, const uint64_t *in, FusWeights w) {
+  return cluster_cost_terms(C, mem, k, in, w, NULL, NULL);
 }
 
 /* ------------------------------------------------------------ column pool */
@@ -254,10 +269,12 @@ static int col_allowed(const CG *C, const Col *k) {
 static void activate(CG *C, int c) {
   Col *k = &C->cols.v[c];
   int nz = 0;
-  int *ind = nz_xmalloc(sizeof(int) * ((size_t)k->n + (size_t)C->cuts.n + 2));
-  double *val = nz_xmalloc(sizeof(double) * ((size_t)k->n + (size_t)C->cuts.n + 2));
+  int *ind = nz_xmalloc(sizeof(int) * ((size_t)k->n + (size_t)C->cuts.n + NFIXED));
+  double *val = nz_xmalloc(sizeof(double) * ((size_t)k->n + (size_t)C->cuts.n + NFIXED));
   for (int a = 0; a < k->n; a++) ind[nz] = k->mem[a], val[nz++] = 1;
-  ind[nz] = C->n, val[nz++] = 1; /* the kernels row */
+  ind[nz] = C->n + ROW_KERNELS, val[nz++] = 1;
+  if (k->arrays) ind[nz] = C->n + ROW_ARRAYS, val[nz++] = k->arrays;
+  if (k->reads) ind[nz] = C->n + ROW_READS, val[nz++] = k->reads;
   for (int u = 0; u < C->cuts.n; u++) {
     double v = cut_coef(&C->cuts.v[u], k);
     if (v != 0) ind[nz] = C->cuts.v[u].row, val[nz++] = v;
@@ -278,9 +295,9 @@ static int add_col(CG *C, const int *mem, int k, int *fresh) {
     free(bits);
     return have;
   }
-  Col col = {k, nz_xmalloc(sizeof(int) * (size_t)k), bits, 0, 0};
+  Col col = {k, nz_xmalloc(sizeof(int) * (size_t)k), bits, 0, 0, 0, 0};
   memcpy(col.mem, mem, sizeof(int) * (size_t)k);
-  col.cost = cluster_cost(C, mem, k, bits, C->w);
+  col.cost = cluster_cost_terms(C, mem, k, bits, C->w, &col.arrays, &col.reads);
   nz_vec_push(C->cols, col);
   int c = C->cols.n - 1;
   activate(C, c);
@@ -327,18 +344,25 @@ static int enter_node(CG *C, const Node *v) {
     if (C->partner[i] >= 0) C->uf[fus_uf_find(C->uf, i)] = fus_uf_find(C->uf, C->partner[i]);
   memset(C->dapart, 0, (size_t)n * (size_t)n);
   C->klo = 0, C->khi = n;
+  C->ahi = C->thi = INT_MAX;
   for (const Node *u = v; u && u->parent; u = u->parent) {
     if (u->kind == 1) {
       if (u->i < C->khi) C->khi = u->i;
     } else if (u->kind == 2) {
       if (u->i > C->klo) C->klo = u->i;
+    } else if (u->kind == 3) {
+      if (u->i < C->ahi) C->ahi = u->i;
+    } else if (u->kind == 4) {
+      if (u->i < C->thi) C->thi = u->i;
     } else if (u->together)
       C->uf[fus_uf_find(C->uf, u->i)] = fus_uf_find(C->uf, u->j);
     else
       C->dapart[u->i * n + u->j] = C->dapart[u->j * n + u->i] = 1;
   }
-  cg_lp_row_bounds(C->lp, n, C->klo, C->khi);
-  if (C->klo > C->khi) return 0;
+  cg_lp_row_bounds(C->lp, n + ROW_KERNELS, C->klo, C->khi);
+  cg_lp_row_bounds(C->lp, n + ROW_ARRAYS, -INFINITY, C->ahi == INT_MAX ? INFINITY : C->ahi);
+  cg_lp_row_bounds(C->lp, n + ROW_READS, -INFINITY, C->thi == INT_MAX ? INFINITY : C->thi);
+  if (C->klo > C->khi || C->ahi < 0 || C->thi < 0) return 0;
   /* Atoms numbered by their smallest member. */
   int na = 0;
   int *id = nz_xmalloc(sizeof(int) * (size_t)n);
@@ -781,7 +805,7 @@ static void grow_copy(GrowSet *to, const GrowSet *from, size_t wb) {
 static int price_greedy(CG *C, FusWeights w, const char *only) {
   int n = C->n, W = C->W, na = C->natoms, added = 0;
   double t0 = nz_now();
-  w.kernels -= C->rho;
+  w.kernels -= C->rho, w.arrays -= C->sigma, w.traversals -= C->theta;
   size_t wb = sizeof(uint64_t) * (size_t)W;
   GrowSet in = {nz_xmalloc(wb), nz_xmalloc(wb), nz_xmalloc(wb), 0, 0, 0}; /* grown so far */
   GrowSet trial = {nz_xmalloc(wb), nz_xmalloc(wb), nz_xmalloc(wb), 0, 0, 0}; /* in with a candidate */
@@ -874,7 +898,10 @@ static int price(CG *C, FusWeights w, long limit, double tau, double *minrc, int
   Pricer P = {0};
   P.C = C;
   P.w = w;
-  P.w.kernels -= C->rho; /* every column is in the kernels row */
+  /* Every column is in the kernels row, and in the arrays and traversals
+   * rows by its cost's terms: their duals (<= 0) only raise the weights, so
+   * the search's bounds stay bounds. */
+  P.w.kernels -= C->rho, P.w.arrays -= C->sigma, P.w.traversals -= C->theta;
   P.limit = limit;
   P.tau = tau;
   P.ccount = nz_xcalloc((size_t)(C->g->nvar ? C->g->nvar : 1), sizeof(int));
@@ -952,15 +979,18 @@ static int price(CG *C, FusWeights w, long limit, double tau, double *minrc, int
 }
 
 /* The LP's duals as one vector: π per invocation, then the kernels row's ρ,
- * then each cut row's dual, clamped to <= 0 (the sign an optimal dual of a
- * <= row has, which keeps the Lagrangian bound valid). */
+ * the arrays and traversals rows' duals, then each cut row's; those of <=
+ * rows clamped to <= 0 (the sign an optimal dual of a <= row has, which
+ * keeps the Lagrangian bound valid), and to 0 for a row without a bound. */
 static double *lp_duals(CG *C) {
   int n = C->n;
-  double *y = nz_xmalloc(sizeof(double) * ((size_t)n + 1 + (size_t)C->cuts.n));
-  for (int i = 0; i <= n; i++) y[i] = cg_lp_dual(C->lp, i);
+  double *y = nz_xmalloc(sizeof(double) * ((size_t)n + NFIXED + (size_t)C->cuts.n));
+  for (int i = 0; i < n + NFIXED; i++) y[i] = cg_lp_dual(C->lp, i);
+  if (y[n + ROW_ARRAYS] > 0 || C->ahi == INT_MAX) y[n + ROW_ARRAYS] = 0;
+  if (y[n + ROW_READS] > 0 || C->thi == INT_MAX) y[n + ROW_READS] = 0;
   for (int u = 0; u < C->cuts.n; u++) {
     double d = cg_lp_dual(C->lp, C->cuts.v[u].row);
-    y[n + 1 + u] = d < 0 ? d : 0;
+    y[n + NFIXED + u] = d < 0 ? d : 0;
   }
   return y;
 }
@@ -975,8 +1005,11 @@ static double apply_duals(CG *C, const double *y) {
     dual += C->pi[i];
   }
   /* klo <= Σλ <= khi: a positive dual pairs with klo, a negative with khi. */
-  C->rho = y[n];
+  C->rho = y[n + ROW_KERNELS];
   dual += C->rho * (C->rho > 0 ? C->klo : C->khi);
+  C->sigma = y[n + ROW_ARRAYS], C->theta = y[n + ROW_READS];
+  if (C->sigma < 0) dual += C->sigma * C->ahi;
+  if (C->theta < 0) dual += C->theta * C->thi;
   if (C->haspw) memset(C->pairw, 0, sizeof(double) * (size_t)n * (size_t)n);
   memset(C->bonus, 0, sizeof(double) * (size_t)n);
   C->haspw = 0;
@@ -984,7 +1017,7 @@ static double apply_duals(CG *C, const double *y) {
   C->reach_pen = nz_xrealloc(C->reach_pen, sizeof(double) * (size_t)(C->cuts.n + 1));
   for (int u = 0; u < C->cuts.n; u++) {
     const Cut *k = &C->cuts.v[u];
-    double d = y[n + 1 + u];
+    double d = y[n + NFIXED + u];
     if (d >= 0) continue;
     dual += d * k->rhs;
     if (k->anc_k) {
@@ -1253,7 +1286,7 @@ static int column_generation(CG *C, int after_rows, double *bound) {
      * then the search would repeat itself (2.1 s at the root of
      * gen:kernels=200,chain=8,seed=1): a complete search that found nothing
      * at these duals, with a tau no larger, already answers. */
-    size_t ny = (size_t)C->n + 1 + (size_t)C->cuts.n;
+    size_t ny = (size_t)C->n + NFIXED + (size_t)C->cuts.n;
     DualMemo *m = &C->memo;
     if (m->y && m->ny == ny && tau >= m->tau && !memcmp(m->y, y, sizeof(double) * ny)) {
       added = 0, minrc = m->minrc, complete = 1;
@@ -1745,7 +1778,7 @@ static void round_lp(CG *C) {
  * re-solved with a no-good row while its answer has a cycle. */
 /* A column's reduced cost under the duals last applied. */
 static double col_rc(const CG *C, const Col *k) {
-  double rc = k->cost - C->rho + reach_penalty(C, k->bits);
+  double rc = k->cost - C->rho - C->sigma * k->arrays - C->theta * k->reads + reach_penalty(C, k->bits);
   for (int p = 0; p < k->n; p++) {
     rc -= C->pi[k->mem[p]];
     if (C->haspw)
@@ -1959,9 +1992,9 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
   for (int h = 0; h < C.hcap; h++) C.hash[h] = -1;
   C.best = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
   C.best_obj = INFINITY;
-  /* A row per invocation, then the kernels row; the artificial columns of
-   * phase one (one per invocation) first. */
-  C.lp = cg_lp_new(cg_lp_default(), n > 0 ? n + 1 : 0);
+  /* A row per invocation, then the kernels, arrays and traversals rows; the
+   * artificial columns of phase one (one per invocation) first. */
+  C.lp = cg_lp_new(cg_lp_default(), n > 0 ? n + NFIXED : 0);
   for (int i = 0; i < n; i++) {
     cg_lp_row_bounds(C.lp, i, 1, 1);
     double one = 1;
@@ -1973,6 +2006,7 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
   for (int i = 0; i < n; i++) C.aof[i] = C.amem[i] = i;
   C.natoms = n;
   C.klo = 0, C.khi = n;
+  C.ahi = C.thi = INT_MAX;
   /* The pool starts with every singleton and the greedy schedule, polished.
    * The instance is built once the singletons are in; the start is a
    * heuristic, part of the solve (up to 50 ms of local search). */
@@ -2060,21 +2094,38 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
       heur_at = (int)C.nodes * (C.best_obj < before ? 2 : 4) + 8;
       if (bound > C.best_obj - PRUNE_GAP) continue;
     }
-    /* The number of clusters first (it dominates the objective), then
-     * Ryan-Foster on the most fractional pair. */
-    double ks = 0;
-    for (int c = 0; c < C.cols.n; c++) ks += colx(&C, &C.cols.v[c]);
-    int bi = -1, bj = -1, onk = fabs(ks - floor(ks + 0.5)) > 1e-6;
-    if (!onk && !branch_pair(&C, &bi, &bj)) nz_die("ilp-cg: a fractional solution without a fractional pair");
+    /* The number of clusters first (it dominates the objective), then the
+     * number of arrays (ILP.md, "Branching"), then Ryan-Foster on the most
+     * fractional pair. */
+    double ks = 0, as = 0, ts = 0;
+    for (int c = 0; c < C.cols.n; c++) {
+      double x = colx(&C, &C.cols.v[c]);
+      ks += x, as += x * C.cols.v[c].arrays, ts += x * C.cols.v[c].reads;
+    }
+    int bi = -1, bj = -1, onk = fabs(ks - floor(ks + 0.5)) > 1e-6, ona = 0, thi = 0;
+    if (!onk && fabs(as - floor(as + 0.5)) > 1e-6) {
+      /* Arrays <= a, or else at least a + 1 arrays, and then a partition
+       * that beats the incumbent has at most thi traversals, with at least
+       * klo kernels: klo from the branches above, or from the bound. */
+      double a = floor(as), kmin = ceil((bound - C.w.kernels + 1) / C.w.kernels - 1e-9);
+      if (kmin < C.klo) kmin = C.klo;
+      double t = floor(C.best_obj - 1 - C.w.kernels * kmin - C.w.arrays * (a + 1) + 1e-6);
+      if (t < ts - 1e-6) ona = 1, bi = (int)a, thi = t < 0 ? -1 : (int)t;
+    }
+    if (!onk && !ona && !branch_pair(&C, &bi, &bj)) nz_die("ilp-cg: a fractional solution without a fractional pair");
     for (int t = 1; t >= 0; t--) {
+      if (ona && !t && thi < 0) break; /* no partition with more arrays beats the incumbent */
       Node *u = nz_xcalloc(1, sizeof(Node));
       u->parent = v;
       if (onk) {
         u->kind = t ? 1 : 2;
         u->i = t ? (int)floor(ks) : (int)ceil(ks);
+      } else if (ona) {
+        u->kind = t ? 3 : 4;
+        u->i = t ? bi : thi;
+      } else {
+        u->i = bi, u->j = bj;
       }
-      u->i = onk ? u->i : bi;
-      u->j = bj;
       u->together = t;
       u->bound = bound;
       u->depth = v->depth + 1;
