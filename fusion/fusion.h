@@ -220,6 +220,14 @@ int fus_sched_ilp_bare(const FusGraph *g, FusOptions *opt, FusSchedule *out);   
 int fus_sched_ilp_lazy(const FusGraph *g, FusOptions *opt, FusSchedule *out);    /* ilp_lazy.c */
 int fus_sched_ilp_decomp(const FusGraph *g, FusOptions *opt, FusSchedule *out);  /* sched_ilp_decomp.c */
 int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out);      /* sched_ilp_cg.c */
+/* ilp-cg's branch on the number of arrays (ILP.md, "Branching"), at a node
+ * whose partitions cost at least `bound` and have at least klo kernels, whose
+ * LP solution has `as` arrays (fractional) and `ts` traversals: the children
+ * are "arrays <= *a" and "traversals <= *thi", which holds for every
+ * partition with more arrays that costs less than `best` (*thi = -1: there
+ * is none). Returns 0 if `as` is integral or the second child would keep the
+ * LP's solution. */
+int fus_cg_array_branch(FusWeights w, double bound, int klo, double best, double as, double ts, int *a, int *thi);
 int fus_sched_exhaustive(const FusGraph *g, FusOptions *opt, FusSchedule *out);  /* exhaustive.c */
 
 /* -------------------------------------------------------- exhaustive.c */

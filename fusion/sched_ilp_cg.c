@@ -62,10 +62,12 @@ typedef struct {
   int rj, rk, W;
 } Cut;
 
-/* The rows after the partition rows (row i: invocation i): the kernels row
- * Σλ, the arrays row Σ arrays(S)λ and the traversals row Σ reads(S)λ; the
- * cut rows come after them. */
-enum { ROW_KERNELS, ROW_ARRAYS, ROW_READS, NFIXED };
+/* The duals the pricing uses (lp_duals' vector): π per invocation (row i),
+ * then those of the kernels row Σλ (row n), of the arrays row Σ arrays(S)λ
+ * and of the traversals row Σ reads(S)λ, then those of the cut rows. The
+ * arrays and traversals rows enter the LP with the first branch on arrays
+ * (before, the LP is what it was without them). */
+enum { Y_KERNELS, Y_ARRAYS, Y_READS, NFIXED };
 
 typedef struct Node {
   struct Node *parent;
@@ -111,7 +113,8 @@ typedef struct {
   int klo, khi;   /* the node's bounds on the number of clusters */
   double rho;     /* the dual of the kernels row, as used */
   int ahi, thi;   /* the node's bounds on arrays and traversals (INT_MAX: none) */
-  double sigma, theta; /* the duals of their rows, as used (<= 0) */
+  int row_arrays, row_reads; /* their rows, -1 until the first branch on arrays */
+  double sigma, theta;       /* the duals of those rows, as used (<= 0) */
   /* Scratch for costs. */
   int *stamp, gen;
   /* Best partition. */
@@ -121,6 +124,7 @@ typedef struct {
   double deadline;
   int timed_out;
   long nodes, lps;
+  long kbranches, abranches; /* branches on the number of kernels, of arrays */
   int root_rounds;
   double t_start;
   double heur_time, heur_every; /* when column generation last ran the heuristics; how often */
@@ -272,9 +276,9 @@ static void activate(CG *C, int c) {
   int *ind = nz_xmalloc(sizeof(int) * ((size_t)k->n + (size_t)C->cuts.n + NFIXED));
   double *val = nz_xmalloc(sizeof(double) * ((size_t)k->n + (size_t)C->cuts.n + NFIXED));
   for (int a = 0; a < k->n; a++) ind[nz] = k->mem[a], val[nz++] = 1;
-  ind[nz] = C->n + ROW_KERNELS, val[nz++] = 1;
-  if (k->arrays) ind[nz] = C->n + ROW_ARRAYS, val[nz++] = k->arrays;
-  if (k->reads) ind[nz] = C->n + ROW_READS, val[nz++] = k->reads;
+  ind[nz] = C->n, val[nz++] = 1; /* the kernels row */
+  if (C->row_arrays >= 0 && k->arrays) ind[nz] = C->row_arrays, val[nz++] = k->arrays;
+  if (C->row_reads >= 0 && k->reads) ind[nz] = C->row_reads, val[nz++] = k->reads;
   for (int u = 0; u < C->cuts.n; u++) {
     double v = cut_coef(&C->cuts.v[u], k);
     if (v != 0) ind[nz] = C->cuts.v[u].row, val[nz++] = v;
@@ -359,9 +363,11 @@ static int enter_node(CG *C, const Node *v) {
     else
       C->dapart[u->i * n + u->j] = C->dapart[u->j * n + u->i] = 1;
   }
-  cg_lp_row_bounds(C->lp, n + ROW_KERNELS, C->klo, C->khi);
-  cg_lp_row_bounds(C->lp, n + ROW_ARRAYS, -INFINITY, C->ahi == INT_MAX ? INFINITY : C->ahi);
-  cg_lp_row_bounds(C->lp, n + ROW_READS, -INFINITY, C->thi == INT_MAX ? INFINITY : C->thi);
+  cg_lp_row_bounds(C->lp, n, C->klo, C->khi);
+  if (C->row_arrays >= 0) {
+    cg_lp_row_bounds(C->lp, C->row_arrays, -INFINITY, C->ahi == INT_MAX ? INFINITY : C->ahi);
+    cg_lp_row_bounds(C->lp, C->row_reads, -INFINITY, C->thi == INT_MAX ? INFINITY : C->thi);
+  }
   if (C->klo > C->khi || C->ahi < 0 || C->thi < 0) return 0;
   /* Atoms numbered by their smallest member. */
   int na = 0;
@@ -985,9 +991,9 @@ static int price(CG *C, FusWeights w, long limit, double tau, double *minrc, int
 static double *lp_duals(CG *C) {
   int n = C->n;
   double *y = nz_xmalloc(sizeof(double) * ((size_t)n + NFIXED + (size_t)C->cuts.n));
-  for (int i = 0; i < n + NFIXED; i++) y[i] = cg_lp_dual(C->lp, i);
-  if (y[n + ROW_ARRAYS] > 0 || C->ahi == INT_MAX) y[n + ROW_ARRAYS] = 0;
-  if (y[n + ROW_READS] > 0 || C->thi == INT_MAX) y[n + ROW_READS] = 0;
+  for (int i = 0; i <= n; i++) y[i] = cg_lp_dual(C->lp, i);
+  y[n + Y_ARRAYS] = C->ahi == INT_MAX ? 0 : fmin(cg_lp_dual(C->lp, C->row_arrays), 0);
+  y[n + Y_READS] = C->thi == INT_MAX ? 0 : fmin(cg_lp_dual(C->lp, C->row_reads), 0);
   for (int u = 0; u < C->cuts.n; u++) {
     double d = cg_lp_dual(C->lp, C->cuts.v[u].row);
     y[n + NFIXED + u] = d < 0 ? d : 0;
@@ -1005,9 +1011,9 @@ static double apply_duals(CG *C, const double *y) {
     dual += C->pi[i];
   }
   /* klo <= Σλ <= khi: a positive dual pairs with klo, a negative with khi. */
-  C->rho = y[n + ROW_KERNELS];
+  C->rho = y[n + Y_KERNELS];
   dual += C->rho * (C->rho > 0 ? C->klo : C->khi);
-  C->sigma = y[n + ROW_ARRAYS], C->theta = y[n + ROW_READS];
+  C->sigma = y[n + Y_ARRAYS], C->theta = y[n + Y_READS];
   if (C->sigma < 0) dual += C->sigma * C->ahi;
   if (C->theta < 0) dual += C->theta * C->thi;
   if (C->haspw) memset(C->pairw, 0, sizeof(double) * (size_t)n * (size_t)n);
@@ -1354,6 +1360,38 @@ static int integral(CG *C, int *cl) {
   for (int i = 0; i < n; i++)
     if (cl[i] < 0) return 0;
   return 1;
+}
+
+int fus_cg_array_branch(FusWeights w, double bound, int klo, double best, double as, double ts, int *a, int *thi) {
+  if (fabs(as - floor(as + 0.5)) <= 1e-6) return 0;
+  /* Every partition has W_a * arrays + W_t * traversals <= W_k - 1 (cost.c's
+   * weights), so one of cost >= bound has at least kmin kernels. */
+  double fa = floor(as), kmin = ceil((bound - w.kernels + 1) / w.kernels - 1e-9);
+  if (kmin < klo) kmin = klo;
+  double t = floor((best - 1 - w.kernels * kmin - w.arrays * (fa + 1)) / w.traversals + 1e-9);
+  if (t >= ts - 1e-6) return 0; /* the second child would keep the LP's solution */
+  *a = (int)fa, *thi = t < 0 ? -1 : (int)t;
+  return 1;
+}
+
+/* Adds the arrays and traversals rows (free until a node bounds them) with
+ * every pool column's terms, once. */
+static void add_objective_rows(CG *C) {
+  if (C->row_arrays >= 0) return;
+  int *ind = nz_xmalloc(sizeof(int) * (size_t)(C->cols.n + 1));
+  double *val = nz_xmalloc(sizeof(double) * (size_t)(C->cols.n + 1));
+  for (int r = 0; r < 2; r++) {
+    int nz = 0;
+    for (int c = 0; c < C->cols.n; c++) {
+      const Col *k = &C->cols.v[c];
+      int v = r ? k->reads : k->arrays;
+      if (v) ind[nz] = k->col, val[nz++] = v;
+    }
+    int row = cg_lp_add_row(C->lp, nz, ind, val, -INFINITY, INFINITY);
+    *(r ? &C->row_reads : &C->row_arrays) = row;
+  }
+  free(ind);
+  free(val);
 }
 
 /* Puts the cut u (pairs, signs, rhs filled) into the LP and the cut list. */
@@ -1992,9 +2030,9 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
   for (int h = 0; h < C.hcap; h++) C.hash[h] = -1;
   C.best = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
   C.best_obj = INFINITY;
-  /* A row per invocation, then the kernels, arrays and traversals rows; the
-   * artificial columns of phase one (one per invocation) first. */
-  C.lp = cg_lp_new(cg_lp_default(), n > 0 ? n + NFIXED : 0);
+  /* A row per invocation, then the kernels row; the artificial columns of
+   * phase one (one per invocation) first. */
+  C.lp = cg_lp_new(cg_lp_default(), n > 0 ? n + 1 : 0);
   for (int i = 0; i < n; i++) {
     cg_lp_row_bounds(C.lp, i, 1, 1);
     double one = 1;
@@ -2007,6 +2045,7 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
   C.natoms = n;
   C.klo = 0, C.khi = n;
   C.ahi = C.thi = INT_MAX;
+  C.row_arrays = C.row_reads = -1;
   /* The pool starts with every singleton and the greedy schedule, polished.
    * The instance is built once the singletons are in; the start is a
    * heuristic, part of the solve (up to 50 ms of local search). */
@@ -2102,17 +2141,11 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
       double x = colx(&C, &C.cols.v[c]);
       ks += x, as += x * C.cols.v[c].arrays, ts += x * C.cols.v[c].reads;
     }
-    int bi = -1, bj = -1, onk = fabs(ks - floor(ks + 0.5)) > 1e-6, ona = 0, thi = 0;
-    if (!onk && fabs(as - floor(as + 0.5)) > 1e-6) {
-      /* Arrays <= a, or else at least a + 1 arrays, and then a partition
-       * that beats the incumbent has at most thi traversals, with at least
-       * klo kernels: klo from the branches above, or from the bound. */
-      double a = floor(as), kmin = ceil((bound - C.w.kernels + 1) / C.w.kernels - 1e-9);
-      if (kmin < C.klo) kmin = C.klo;
-      double t = floor(C.best_obj - 1 - C.w.kernels * kmin - C.w.arrays * (a + 1) + 1e-6);
-      if (t < ts - 1e-6) ona = 1, bi = (int)a, thi = t < 0 ? -1 : (int)t;
-    }
+    int bi = -1, bj = -1, onk = fabs(ks - floor(ks + 0.5)) > 1e-6, thi = 0;
+    int ona = !onk && fus_cg_array_branch(C.w, bound, C.klo, C.best_obj, as, ts, &bi, &thi);
     if (!onk && !ona && !branch_pair(&C, &bi, &bj)) nz_die("ilp-cg: a fractional solution without a fractional pair");
+    if (ona) add_objective_rows(&C);
+    C.kbranches += onk, C.abranches += ona;
     for (int t = 1; t >= 0; t--) {
       if (ona && !t && thi < 0) break; /* no partition with more arrays beats the incumbent */
       Node *u = nz_xcalloc(1, sizeof(Node));
@@ -2165,8 +2198,8 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
   out->nodes = C.nodes;
   out->solver_objective = C.best_obj;
   if (getenv("NESSIE_CG_TRACE"))
-    fprintf(stderr, "ilp-cg: %ld nodes, %ld LPs, %d columns, %d cuts, %s, %.3f s (pricing %.2f s, %ld search nodes; simplex %.2f s)\n",
-            C.nodes, C.lps, C.cols.n, C.cuts.n, fus_status_name(out->status), out->solve_seconds, C.t_price, C.dfs_work, C.t_lp);
+    fprintf(stderr, "ilp-cg: %ld nodes (branched on kernels %ld, on arrays %ld), %ld LPs, %d columns, %d cuts, %s, %.3f s (pricing %.2f s, %ld search nodes; simplex %.2f s)\n",
+            C.nodes, C.kbranches, C.abranches, C.lps, C.cols.n, C.cuts.n, fus_status_name(out->status), out->solve_seconds, C.t_price, C.dfs_work, C.t_lp);
   for (int e = 0; e < all.n; e++) free(all.v[e]);
   nz_vec_free(all);
   nz_vec_free(open);

@@ -8,20 +8,12 @@
 #include "fus_run.h"
 #include "unit.h"
 
-/* Every legal partition of g whose cost is opt (restricted growth strings,
- * pruned by the pair rule as in exhaustive.c) fuses each forced pair: counts
- * those that do not into *bad, and the optimal partitions into *nopt. */
-static void optimal_fuse_forced(const FusGraph *g, const int *partner, double opt, int *cl, int i, int k, int *nopt,
-                                int *bad) {
-  int n = g->ninv;
-  if (i == n) {
-    FusCost c;
-    if (!fus_legal(g, cl, NULL)) return;
-    fus_cost(g, cl, &c);
-    if (c.objective != opt) return;
-    (*nopt)++;
-    for (int m = 0; m < n; m++)
-      if (partner[m] >= 0 && cl[m] != cl[partner[m]]) (*bad)++;
+/* Calls visit(g, cl, ctx) for every legal partition cl of g: restricted
+ * growth strings, pruned by the pair rule as in exhaustive.c. */
+static void each_legal(const FusGraph *g, int *cl, int i, int k, void (*visit)(const FusGraph *, const int *, void *),
+                       void *ctx) {
+  if (i == g->ninv) {
+    if (fus_legal(g, cl, NULL)) visit(g, cl, ctx);
     return;
   }
   for (int x = 0; x <= k; x++) {
@@ -30,11 +22,85 @@ static void optimal_fuse_forced(const FusGraph *g, const int *partner, double op
       if (cl[j] == x && !fus_pair_ok(g, j, i, NULL)) ok = 0;
     if (!ok) continue;
     cl[i] = x;
-    optimal_fuse_forced(g, partner, opt, cl, i + 1, x == k ? k + 1 : k, nopt, bad);
+    each_legal(g, cl, i + 1, x == k ? k + 1 : k, visit, ctx);
   }
 }
 
+/* Counts, over the partitions of cost opt, those that split a forced pair
+ * (bad) and all of them (nopt). */
+typedef struct {
+  const int *partner;
+  double opt;
+  int nopt, bad;
+} ForcedCheck;
+
+static void check_forced(const FusGraph *g, const int *cl, void *ctx) {
+  ForcedCheck *f = ctx;
+  FusCost c;
+  fus_cost(g, cl, &c);
+  if (c.objective != f->opt) return;
+  f->nopt++;
+  for (int m = 0; m < g->ninv; m++)
+    if (f->partner[m] >= 0 && cl[m] != cl[f->partner[m]]) f->bad++;
+}
+
+/* The (kernels, arrays, traversals) of each partition, 3 ints each. */
+typedef struct {
+  int *t, n;
+} Terms;
+
+static void add_terms(const FusGraph *g, const int *cl, void *ctx) {
+  Terms *T = ctx;
+  FusCost c;
+  fus_cost(g, cl, &c);
+  T->t[3 * T->n] = c.kernels, T->t[3 * T->n + 1] = c.arrays, T->t[3 * T->n + 2] = c.traversals;
+  T->n++;
+}
+
 int main(void) {
+  /* The branch on arrays (ILP.md, "Branching") keeps every partition that
+   * could beat the incumbent: whatever the node's bound, kernel floor,
+   * incumbent and LP solution, each legal partition of a small region that
+   * the node holds (cost >= bound, kernels >= klo) and that costs less than
+   * the incumbent has at most a arrays or at most thi traversals (none, for
+   * thi = -1). The parameters are drawn around the region's own costs. */
+  {
+    int cases = 0, branched = 0, lost = 0;
+    int *t = nz_xmalloc(sizeof(int) * 3 * 30000);
+    uint64_t r = 88172645463325252ull;
+#define NEXT() (r ^= r << 13, r ^= r >> 7, r ^= r << 17, r)
+    for (int reg = 0; reg < 80; reg++) {
+      FusGraph *g = fus_graph_random((uint64_t)(6100 + reg), 3 + reg % 6);
+      FusWeights w = fus_cost_weights(g);
+      int cl[16];
+      Terms T = {t, 0};
+      each_legal(g, cl, 0, 0, add_terms, &T);
+      int nt = T.n;
+      for (int trial = 0; trial < 200; trial++) {
+        /* The incumbent, the node's bound and kernel floor, the LP's terms. */
+        const int *p = &t[3 * (int)(NEXT() % (uint64_t)nt)], *q = &t[3 * (int)(NEXT() % (uint64_t)nt)];
+        double best = w.kernels * p[0] + w.arrays * p[1] + w.traversals * p[2] + (double)(NEXT() % 3);
+        double bound = w.kernels * q[0] + w.arrays * q[1] + w.traversals * q[2] - (double)(NEXT() % 400);
+        int klo = q[0] - (int)(NEXT() % 2);
+        double as = q[1] + 0.05 + 0.9 * (double)(NEXT() % 1000) / 1000, ts = (double)(NEXT() % 40);
+        int a, thi;
+        cases++;
+        if (!fus_cg_array_branch(w, bound, klo, best, as, ts, &a, &thi)) continue;
+        branched++;
+        for (int x = 0; x < nt; x++) {
+          const int *c = &t[3 * x];
+          double cost = w.kernels * c[0] + w.arrays * c[1] + w.traversals * c[2];
+          if (cost < bound || cost > best - 1 || c[0] < klo) continue; /* not in the node, or no better */
+          if (c[1] > a && (thi < 0 || c[2] > thi)) lost++;
+        }
+      }
+      fus_graph_free(g);
+    }
+#undef NEXT
+    free(t);
+    printf("  branch on arrays: %d of %d cases branched\n", branched, cases);
+    CHECK("branch on arrays keeps every better partition", lost == 0 && branched > 500);
+  }
   /* Forced pairs (ILP.md): every optimal partition of a small region fuses
    * them, so ilp-cg may make each one atom at the root. */
   {
@@ -45,8 +111,9 @@ int main(void) {
       int partner[9], best[9], cl[9];
       int np = fus_forced_partners(g, apart, partner);
       if (np > 0) {
-        double opt = fus_exhaustive(g, best, NULL);
-        optimal_fuse_forced(g, partner, opt, cl, 0, 0, &nopt, &bad);
+        ForcedCheck f = {partner, fus_exhaustive(g, best, NULL), 0, 0};
+        each_legal(g, cl, 0, 0, check_forced, &f);
+        nopt += f.nopt, bad += f.bad;
         pairs += np;
       }
       free(apart);
