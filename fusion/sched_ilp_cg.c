@@ -149,7 +149,8 @@ static int out_of_time(CG *C) {
  * the cluster itself (exact cost) or the cluster with every invocation that
  * may still join it (a lower bound on the cost of any such extension: fewer
  * outsiders can only mean fewer materialised arrays and reads). */
-static double cluster_cost_terms(CG *C, const int *mem, int k, const uint64_t *in, FusWeights w, int *narrays, int *nreads) {
+static double cluster_cost_terms(CG *C, const int *mem, int k, const uint64_t *in, FusWeights w, int *narrays,
+                                 int *nreads) {
   const FusGraph *g = C->g;
   int arrays = 0, reads = 0;
   if (++C->gen == 0x7fffffff) {
@@ -2198,8 +2199,11 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
   out->nodes = C.nodes;
   out->solver_objective = C.best_obj;
   if (getenv("NESSIE_CG_TRACE"))
-    fprintf(stderr, "ilp-cg: %ld nodes (branched on kernels %ld, on arrays %ld), %ld LPs, %d columns, %d cuts, %s, %.3f s (pricing %.2f s, %ld search nodes; simplex %.2f s)\n",
-            C.nodes, C.kbranches, C.abranches, C.lps, C.cols.n, C.cuts.n, fus_status_name(out->status), out->solve_seconds, C.t_price, C.dfs_work, C.t_lp);
+    fprintf(stderr,
+            "ilp-cg: %ld nodes (branched on kernels %ld, on arrays %ld), %ld LPs, %d columns, %d cuts, %s, %.3f s "
+            "(pricing %.2f s, %ld search nodes; simplex %.2f s)\n",
+            C.nodes, C.kbranches, C.abranches, C.lps, C.cols.n, C.cuts.n, fus_status_name(out->status),
+            out->solve_seconds, C.t_price, C.dfs_work, C.t_lp);
   for (int e = 0; e < all.n; e++) free(all.v[e]);
   nz_vec_free(all);
   nz_vec_free(open);
