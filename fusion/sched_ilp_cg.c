@@ -69,11 +69,14 @@ typedef struct {
  * (before, the LP is what it was without them). */
 enum { Y_KERNELS, Y_ARRAYS, Y_READS, NFIXED };
 
+/* What a node's decision bounds, if not a pair: kernels <= i, kernels >= i,
+ * arrays <= i, traversals <= i. */
+enum { ON_PAIR, KERNELS_AT_MOST, KERNELS_AT_LEAST, ARRAYS_AT_MOST, READS_AT_MOST };
+
 typedef struct Node {
   struct Node *parent;
   int i, j, together; /* the decision taken on the way from parent: on a pair, */
-  int kind;           /* or (kind 1) kernels <= i, (kind 2) kernels >= i,
-                         (3) arrays <= i, (4) traversals <= i */
+  int kind;           /* or (kind != ON_PAIR) a bound i on a count */
   double bound;
   int depth;
 } Node;
@@ -351,13 +354,13 @@ static int enter_node(CG *C, const Node *v) {
   C->klo = 0, C->khi = n;
   C->ahi = C->thi = INT_MAX;
   for (const Node *u = v; u && u->parent; u = u->parent) {
-    if (u->kind == 1) {
+    if (u->kind == KERNELS_AT_MOST) {
       if (u->i < C->khi) C->khi = u->i;
-    } else if (u->kind == 2) {
+    } else if (u->kind == KERNELS_AT_LEAST) {
       if (u->i > C->klo) C->klo = u->i;
-    } else if (u->kind == 3) {
+    } else if (u->kind == ARRAYS_AT_MOST) {
       if (u->i < C->ahi) C->ahi = u->i;
-    } else if (u->kind == 4) {
+    } else if (u->kind == READS_AT_MOST) {
       if (u->i < C->thi) C->thi = u->i;
     } else if (u->together)
       C->uf[fus_uf_find(C->uf, u->i)] = fus_uf_find(C->uf, u->j);
@@ -2152,10 +2155,10 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
       Node *u = nz_xcalloc(1, sizeof(Node));
       u->parent = v;
       if (onk) {
-        u->kind = t ? 1 : 2;
+        u->kind = t ? KERNELS_AT_MOST : KERNELS_AT_LEAST;
         u->i = t ? (int)floor(ks) : (int)ceil(ks);
       } else if (ona) {
-        u->kind = t ? 3 : 4;
+        u->kind = t ? ARRAYS_AT_MOST : READS_AT_MOST;
         u->i = t ? bi : thi;
       } else {
         u->i = bi, u->j = bj;
