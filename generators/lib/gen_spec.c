@@ -13,7 +13,7 @@ static const char *const kind_names[GEN_NKINDS] = {"once", "map",    "permute", 
 static const char *const family_names[GEN__NFAMILIES] = {"random", "chain", "siblings",
                                                          "diamond", "trap"};
 
-enum { MAX_KERNELS = 10000, MAX_FANIN = 8, MAX_FANOUT = 1000, MAX_SIZES = 64, MAX_WEIGHT = 1000 };
+enum { MAX_KERNELS = 30000, MAX_FANIN = 8, MAX_FANOUT = 1000, MAX_SIZES = 64, MAX_WEIGHT = 1000 };
 
 const char *gen_family_name(GenFamily f) {
   return f >= 0 && f < GEN__NFAMILIES ? family_names[f] : "?";

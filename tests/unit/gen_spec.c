@@ -66,6 +66,9 @@ static void test_parse(void) {
   CHECK("shared above 1", rejects("shared=2", "bad value '2' for shared"));
   CHECK("shared nan", rejects("shared=nan", "bad value 'nan' for shared"));
   CHECK("fanin too big", rejects("fanin=9", "from 1 to 8"));
+  /* make plots SIZE=large runs greedy at 30000 invocations */
+  CHECK("kernels up to 30000", parses("kernels=30000", &s) && s.kernels == 30000);
+  CHECK("kernels too big", rejects("kernels=30001", "from 1 to 30000"));
   CHECK("chain longer than kernels", rejects("kernels=3,chain=5", "chain=5 is longer than kernels=3"));
   CHECK("mix of zeros", rejects("mix=map:0,scan:0", "weight 0"));
   CHECK("mix unknown SOAC", rejects("mix=map:1,gather:1", "unknown SOAC 'gather'"));
