@@ -214,6 +214,11 @@ int fus_sched_greedy_up(const FusGraph *g, FusOptions *opt, FusSchedule *out);  
 /* The greedy core: down = 1 top-down, 0 bottom-up. reference = 1 decides each
  * merge with fus_legal_merge instead of the incremental check (for tests). */
 void fus_greedy(const FusGraph *g, int *cl, int down, int reference);
+/* The horizontal sweep alone, from a start: each invocation tries to merge
+ * with the first invocation of its cluster in seed (a partition; merges that
+ * are not legal are refused), then the sweep runs. For tests of the sweep's
+ * filters, on pairs of clusters greedy's vertical phase would have settled. */
+void fus_greedy_seeded(const FusGraph *g, int *cl, int down, int reference, const int *seed);
 int fus_sched_ilp(const FusGraph *g, FusOptions *opt, FusSchedule *out);         /* sched_ilp.c: per group */
 int fus_sched_ilp_mono(const FusGraph *g, FusOptions *opt, FusSchedule *out);    /* sched_ilp.c: whole region */
 int fus_sched_ilp_bare(const FusGraph *g, FusOptions *opt, FusSchedule *out);    /* sched_ilp.c */
