@@ -176,7 +176,7 @@ static int heuristic(void *ctx, const FusIlp *m, const double *x, double *out) {
       if (cl[i] == c2) cl[i] = c1;
   }
   nz_vec_free(pairs);
-  if (S->movable) fus_improve(G->g, cl, S->movable, 0.01);
+  if (S->movable) fus_improve(G->g, cl, S->movable, FUS_CHECKS_PER_SECOND / 100);
   S->gm->assign(G, S->aux, m, cl, out);
   /* Legal, so it satisfies the model's rows; but not necessarily an
    * objective cap (a repair's), which the full check covers. */
@@ -381,7 +381,7 @@ int fus_sched_decomposed(const FusGraph *g, FusOptions *opt, FusSchedule *out, c
       fus_partition_canon(n, start);
       if (!getenv("NESSIE_DECOMP_NOLOCAL")) {
         for (int i = 0; i < n; i++) movable[i] = grp[i] == r;
-        fus_improve(g, start, movable, opt->time_limit > 0 ? 0.01 * opt->time_limit : 0.1);
+        fus_improve(g, start, movable, (long)(FUS_CHECKS_PER_SECOND * (opt->time_limit > 0 ? 0.01 * opt->time_limit : 0.1)));
       }
       if (merged_group[r]) {
         /* A merged group: its parts' optima together, with the clusters
@@ -501,7 +501,7 @@ int fus_sched_decomposed(const FusGraph *g, FusOptions *opt, FusSchedule *out, c
     /* Out of time: the groups' best partitions together, with any cycle
      * between them split away, if that beats greedy. */
     fus_split_cycles(g, comb, cin, cout, gm->name);
-    if (!getenv("NESSIE_DECOMP_NOLOCAL")) fus_improve(g, comb, NULL, opt->time_limit > 0 ? 0.02 * opt->time_limit : 0.2);
+    if (!getenv("NESSIE_DECOMP_NOLOCAL")) fus_improve(g, comb, NULL, (long)(FUS_CHECKS_PER_SECOND * (opt->time_limit > 0 ? 0.02 * opt->time_limit : 0.2)));
     FusCost a, b;
     fus_cost(g, comb, &a);
     fus_cost(g, greedy, &b);

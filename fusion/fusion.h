@@ -344,10 +344,13 @@ int fus_ilp_write_lp(const FusIlp *m, const char *path);
 
 /* Local search on a legal partition cl: legal cluster merges, then single
  * invocations moved to another cluster or alone, while the objective drops,
- * for at most budget seconds. movable (may be NULL: all) marks the
+ * for at most budget legality checks (FUS_CHECKS_PER_SECOND of them take
+ * about a second at 300 invocations; a count, not a time, so that a run
+ * repeats whatever the machine's load). movable (may be NULL: all) marks the
  * invocations that may move; clusters holding any other stay as they are.
  * cl stays legal, canonical, and never gets worse. */
-void fus_improve(const FusGraph *g, int *cl, const char *movable, double budget);
+#define FUS_CHECKS_PER_SECOND 400000L
+void fus_improve(const FusGraph *g, int *cl, const char *movable, long budget);
 
 /* ------------------------------------------------------------ decomp.c */
 

@@ -20,17 +20,17 @@ static int pairs_ok(const FusGraph *g, const int *cl, int i, int c) {
   return 1;
 }
 
-void fus_improve(const FusGraph *g, int *cl, const char *movable, double budget) {
+void fus_improve(const FusGraph *g, int *cl, const char *movable, long budget) {
   int n = g->ninv;
   if (n < 2) return;
-  double stop = nz_now() + budget;
+  long checks = 0; /* legality checks so far: the budget counts them, not seconds, so runs repeat */
   /* Clusters made of movable invocations only may change; the others are
    * fixed (another group's, or a context's). */
   char *free_cl = nz_xmalloc((size_t)n * 2 + 1);
   int *trial = nz_xmalloc(sizeof(int) * (size_t)n);
   fus_partition_canon(n, cl);
   double cur = objective(g, cl);
-  for (int improved = 1; improved && nz_now() < stop;) {
+  for (int improved = 1; improved && checks < budget;) {
     improved = 0;
     memset(free_cl, 1, (size_t)n * 2 + 1);
     for (int i = 0; i < n; i++)
@@ -39,12 +39,14 @@ void fus_improve(const FusGraph *g, int *cl, const char *movable, double budget)
     for (int i = 0; i < n; i++)
       if (cl[i] + 1 > k) k = cl[i] + 1;
     /* Merges: each saves a kernel, the first priority. */
-    for (int a = 0; a < k && nz_now() < stop; a++)
+    for (int a = 0; a < k && checks < budget; a++)
       for (int b = a + 1; b < k; b++) {
         if (!free_cl[a] || !free_cl[b]) continue;
         int present_b = 0;
         for (int i = 0; i < n && !present_b; i++) present_b = cl[i] == b;
-        if (!present_b || !fus_legal_merge(g, cl, a, b, NULL)) continue;
+        if (!present_b) continue;
+        checks++;
+        if (!fus_legal_merge(g, cl, a, b, NULL)) continue;
         for (int i = 0; i < n; i++)
           if (cl[i] == b) cl[i] = a;
         improved = 1;
@@ -55,7 +57,7 @@ void fus_improve(const FusGraph *g, int *cl, const char *movable, double budget)
       continue;
     }
     /* Moves: i into another free cluster, or alone (cluster id n + i). */
-    for (int i = 0; i < n && !improved && nz_now() < stop; i++) {
+    for (int i = 0; i < n && !improved && checks < budget; i++) {
       if (movable && !movable[i]) continue;
       for (int c = 0; c <= k && !improved; c++) {
         int target = c == k ? n + i : c;
@@ -64,6 +66,7 @@ void fus_improve(const FusGraph *g, int *cl, const char *movable, double budget)
         memcpy(trial, cl, sizeof(int) * (size_t)n);
         trial[i] = target;
         fus_partition_canon(n, trial);
+        checks++;
         if (!fus_legal(g, trial, NULL)) continue;
         double o = objective(g, trial);
         if (o < cur) {

@@ -23,6 +23,8 @@
  * searching a component once it holds that many and has spent PRICE_ENOUGH
  * search nodes. */
 #define PRICE_KEEP 64
+#define WORK_COL 2.5  /* work units (about microseconds) per column of an LP solved */
+#define WORK_NODE 1.5 /* and per pricing search node */
 #define PRICE_ENOUGH 20000
 /* Columns of the restricted master's MIP on a big pool: at the close, and
  * inside the search (ILP.md, "Heuristics": smaller MIPs there, same trees). */
@@ -130,7 +132,12 @@ typedef struct {
   long kbranches, abranches; /* branches on the number of kernels, of arrays */
   int root_rounds;
   double t_start;
-  double heur_time, heur_every; /* when column generation last ran the heuristics; how often */
+  /* Column generation runs the heuristics after heur_every units of work
+   * since the node started or they last ran: work, not seconds, so that a
+   * run repeats whatever the machine's load. A unit is about a microsecond
+   * here (measured at 150-300 invocations: 1.6-3.1 us per column of an LP
+   * solved, 1.3-2.2 us per pricing search node; WORK_COL, WORK_NODE). */
+  double heur_work, heur_every;
   double t_price, t_lp; /* seconds spent pricing and in the simplex */
   long dfs_work;
   double *y; /* the duals column generation prices with now */
@@ -948,6 +955,7 @@ static int price(CG *C, FusWeights w, long limit, double tau, double *minrc, int
       fprintf(stderr, "ilp-cg: price comp %d (%d atoms): %ld dfs nodes, %d found, %.3f s%s\n", comp, nc, P.work, P.nfound,
               nz_now() - tp, P.complete ? "" : " (stopped)");
     C->dfs_work += P.work;
+    C->heur_work += WORK_NODE * (double)P.work;
     int exhausted = P.complete && !(P.nfound == P.keep && P.work > PRICE_ENOUGH);
     if (!exhausted) *complete = 0;
     if (P.dup_min < *minrc) *minrc = P.dup_min;
@@ -1075,6 +1083,7 @@ static int solve_lp(CG *C, int dual) {
     }
   }
   C->lps++;
+  C->heur_work += WORK_COL * C->cols.n;
   double t0 = nz_now();
   C->lp_status = cg_lp_solve(C->lp, dual, left);
   if (C->lp_status == CG_LP_LIMIT) C->timed_out = 1;
@@ -1218,7 +1227,7 @@ static void add_pending_cuts(CG *C);
  * smoothing was tried: slower on every region measured, 1.2-10x.) */
 static int column_generation(CG *C, int after_rows, double *bound) {
   int dual = after_rows;
-  double node_start = nz_now();
+  C->heur_work = 0;
   *bound = -INFINITY;
   int perturbed = 1;
   perturb(C, 1);
@@ -1254,13 +1263,13 @@ static int column_generation(CG *C, int after_rows, double *bound) {
     double dualpart = apply_duals(C, y), minrc;
     int complete;
     /* A long node (the root of a large region) gets the heuristics every
-     * heur_every seconds: the incumbent decides how much of the complete
-     * search can be skipped (below), and the root of a 300-invocation
-     * region may take the whole limit. */
-    if (nz_now() - (C->heur_time > node_start ? C->heur_time : node_start) > C->heur_every) {
+     * heur_every units of work: the incumbent decides how much of the
+     * complete search can be skipped (below), and the root of a
+     * 300-invocation region may take the whole limit. */
+    if (C->heur_work > C->heur_every) {
       round_lp(C);
       restricted_master(C, 0.3, RMP_SEARCH_COLS);
-      C->heur_time = nz_now();
+      C->heur_work = 0;
     }
     /* The cheap searches first (cheap_pricing, per component); the
      * complete search, which the bound needs, only when they find nothing. */
@@ -1809,7 +1818,7 @@ static void round_lp(CG *C) {
   for (int i = 0; i < n; i++)
     if (cl[i] < 0) cl[i] = k++;
   fus_partition_canon(n, cl);
-  fus_improve(C->g, cl, NULL, 0.02);
+  fus_improve(C->g, cl, NULL, FUS_CHECKS_PER_SECOND / 50);
   offer(C, cl, 1);
   nz_vec_free(order);
   free(x);
@@ -1927,7 +1936,7 @@ static void restricted_master(CG *C, double budget, int maxcols) {
       memcpy(fix, cl, sizeof(int) * (size_t)n);
       int *ci = nz_xmalloc(sizeof(int) * ((size_t)n + 1)), *co = nz_xmalloc(sizeof(int) * ((size_t)n + 1));
       fus_split_cycles(C->g, fix, ci, co, "ilp-cg");
-      fus_improve(C->g, fix, NULL, 0.05);
+      fus_improve(C->g, fix, NULL, FUS_CHECKS_PER_SECOND / 20);
       offer(C, fix, 1);
       free(fix);
       free(ci);
@@ -2052,21 +2061,20 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
   C.row_arrays = C.row_reads = -1;
   /* The pool starts with every singleton and the greedy schedule, polished.
    * The instance is built once the singletons are in; the start is a
-   * heuristic, part of the solve (up to 50 ms of local search). */
+   * heuristic, part of the solve (local search of up to 20,000 legality checks, about 50 ms at 300 invocations). */
   int *cl = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
   for (int i = 0; i < n; i++) add_col(&C, &i, 1, NULL);
   out->build_seconds = nz_now() - t0;
   double t1 = nz_now();
   fus_greedy_best(g, cl);
-  fus_improve(g, cl, NULL, 0.05);
+  fus_improve(g, cl, NULL, FUS_CHECKS_PER_SECOND / 20);
   offer(&C, cl, 0);
   /* The search stops at 80% of the limit; the rest is for a last heuristic
    * over the pool if nothing is proven by then. */
   double end = opt->time_limit > 0 ? t1 + opt->time_limit : 0;
   C.deadline = end > 0 ? t1 + 0.8 * opt->time_limit : 0;
-  C.heur_time = t1;
   C.t_start = t1;
-  C.heur_every = opt->time_limit > 0 ? 0.05 * opt->time_limit : 0.5;
+  C.heur_every = 1e6 * (opt->time_limit > 0 ? 0.025 * opt->time_limit : 0.25); /* 2.5 % of the limit */
 
   NZ_VEC(Node *) all = {0}, open = {0};
   Node *root = nz_xcalloc(1, sizeof(Node));
