@@ -2074,7 +2074,7 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
   double end = opt->time_limit > 0 ? t1 + opt->time_limit : 0;
   C.deadline = end > 0 ? t1 + 0.8 * opt->time_limit : 0;
   C.t_start = t1;
-  C.heur_every = 1e6 * (opt->time_limit > 0 ? 0.025 * opt->time_limit : 0.25); /* 2.5 % of the limit */
+  C.heur_every = 1e6 * (opt->time_limit > 0 ? 0.05 * opt->time_limit : 0.5); /* 5 % of the limit */
 
   NZ_VEC(Node *) all = {0}, open = {0};
   Node *root = nz_xcalloc(1, sizeof(Node));
