@@ -869,7 +869,7 @@ NOINLINE static LcuValue eval_array(Interp *I, const LcuExpr *e, Frame *f) {
 NOINLINE static LcuValue eval_tuple(Interp *I, const LcuExpr *e, Frame *f) {
   int base = I->temps.n;
   for (int k = 0; k < e->nargs; k++) temp_push(I, eval(I, e->args[k], f));
-  LcuValue t = lcu_value_tuple(e->nargs, I->temps.v + base);
+  LcuValue t = lcu_value_tuple(e->nargs, e->nargs ? I->temps.v + base : NULL); /* (): temps may be unallocated */
   I->temps.n = base;
   return t;
 }
