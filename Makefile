@@ -123,7 +123,7 @@ FUZZ_TIME ?= 60
 fuzz:
 	@mkdir -p build/fuzz/corpus
 	bash compiler/nesl/embed.sh build/fuzz/nesl_basis.c $(NESL_BASIS)
-	clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
+	clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	  $(addprefix -I,$(INCDIRS)) tests/fuzz/nesl_fuzz.c $(wildcard compiler/nesl/*.c) \
 	  $(wildcard compiler/common/*.c) build/fuzz/nesl_basis.c -lm -lpthread -o build/fuzz/nesl_fuzz
 	@echo "fuzzing for $(FUZZ_TIME)s; diagnostics and the fuzzer's log go to build/fuzz/fuzz.log"
@@ -136,7 +136,7 @@ fuzz:
 fuzz-lcu:
 	@mkdir -p build/fuzz/lcu-corpus
 	bash compiler/nesl/embed.sh build/fuzz/nesl_basis.c $(NESL_BASIS)
-	clang $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined -fopenmp \
+	clang $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fopenmp \
 	  $(addprefix -I,$(INCDIRS)) $(PKG_CFLAGS) tests/fuzz/lcu_fuzz.c $(LIBSRC) compiler/driver/fuse.c \
 	  build/fuzz/nesl_basis.c $(LIBS) -lpthread -o build/fuzz/lcu_fuzz
 	@echo "fuzzing for $(FUZZ_TIME)s; diagnostics and the fuzzer's log go to build/fuzz/lcu-fuzz.log"
