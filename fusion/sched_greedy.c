@@ -76,7 +76,6 @@ typedef struct {
    * then w1 and w2 are two members applying different ones. The horizontal
    * sweep's filters (see there) ask for a member of another SOAC than k. */
   int *sk, *w1, *w2;
-  int *vis, vstamp; /* ancestors' walk in the sweep */
 } State;
 
 /* A member of cluster c applying another SOAC than k, or -1 if all apply k. */
@@ -378,7 +377,7 @@ static int producers(const FusGraph *g, int i, int *buf) {
 typedef struct {
   int *inv, *size;             /* place -> invocation, its size */
   int *kstart;                 /* LS__COUNT + 1 */
-  int *known, *knownstart, nk; /* places by (SOAC, size) key, nk keys */
+  int *known, *knownstart;     /* places by (SOAC, size) key */
   int *knownidx;               /* place (known size) -> its index in known */
   int *unk, *unkstart;         /* places of unknown size, per SOAC */
   int *unext;                  /* place of known size -> index in unk of the first unknown one after it */
@@ -394,7 +393,6 @@ static void lists_build(Lists *L, const FusGraph *g, const Ord *ord) {
   L->kstart = nz_xcalloc(LS__COUNT + 1, sizeof(int));
   L->knownstart = nz_xcalloc((size_t)nk + 1, sizeof(int));
   L->unkstart = nz_xcalloc(LS__COUNT + 1, sizeof(int));
-  L->nk = nk;
   for (int o = 0; o < n; o++) L->kstart[g->inv[ord[o].idx].soac + 1]++;
   for (int k = 0; k < LS__COUNT; k++) L->kstart[k + 1] += L->kstart[k];
   int *fill = nz_xmalloc(sizeof(int) * (LS__COUNT + 1));
@@ -497,7 +495,7 @@ static void horizontal_sweep(State *S, const Ord *ord, int reference) {
   size_t sz = sizeof(int) * (size_t)(n ? n : 1);
   int *place = nz_xmalloc(sz); /* invocation -> its place */
   for (int r = 0; r < n; r++) place[L.inv[r]] = r;
-  int *cand = nz_xmalloc(sz), *stack = nz_xmalloc(sz);
+  int *cand = nz_xmalloc(sz), *stack = nz_xmalloc(sz), *vis = nz_xcalloc((size_t)(n ? n : 1), sizeof(int)), vstamp = 0;
   /* seen[c] == stamp: cluster c is known not to merge with i's cluster as
    * it is now (refused, so remembered too); a merge changes i's cluster,
    * and the stamp. seen is adj_merge's mark array: a merge stamps it too,
@@ -516,14 +514,14 @@ static void horizontal_sweep(State *S, const Ord *ord, int reference) {
           if (g->inv[j].soac == k && place[j] > ra) cand[nc++] = place[j];
         }
       int sp = 0;
-      S->vis[u] = ++S->vstamp;
+      vis[u] = ++vstamp;
       stack[sp++] = u;
       while (sp > 0) {
         int v = stack[--sp];
         for (int e = 0; e < g->inv[v].nuses; e++) {
           int p = g->var[g->inv[v].uses[e].var].producer;
-          if (p < 0 || S->vis[p] == S->vstamp) continue;
-          S->vis[p] = S->vstamp;
+          if (p < 0 || vis[p] == vstamp) continue;
+          vis[p] = vstamp;
           stack[sp++] = p;
           if (g->inv[p].soac == k && place[p] > ra) cand[nc++] = place[p];
         }
@@ -557,7 +555,7 @@ static void horizontal_sweep(State *S, const Ord *ord, int reference) {
       else if (!reference) seen[cj] = stamp;
     }
   }
-  free(place), free(cand), free(stack);
+  free(place), free(cand), free(stack), free(vis);
   lists_free(&L);
 }
 
@@ -576,7 +574,7 @@ void fus_greedy_seeded(const FusGraph *g, int *cl, int down, int reference, cons
   S.pool = nz_xmalloc(sizeof(int) * (size_t)(n + 2));
   S.ver = nz_xcalloc((size_t)(n ? n : 1), sizeof(int));
   S.ckey = nz_xmalloc(sz);
-  S.sk = nz_xmalloc(sz), S.w1 = nz_xmalloc(sz), S.w2 = nz_xmalloc(sz), S.vis = nz_xcalloc((size_t)(n ? n : 1), sizeof(int));
+  S.sk = nz_xmalloc(sz), S.w1 = nz_xmalloc(sz), S.w2 = nz_xmalloc(sz);
   for (int i = 0; i < n; i++) { /* program order is a topological order */
     cl[i] = S.head[i] = S.tail[i] = S.pos[i] = i;
     S.next[i] = -1;
@@ -636,7 +634,7 @@ void fus_greedy_seeded(const FusGraph *g, int *cl, int down, int reference, cons
     }
   }
   horizontal_sweep(&S, ord, reference);
-  free(S.sk), free(S.w1), free(S.w2), free(S.vis);
+  free(S.sk), free(S.w1), free(S.w2);
   free(ord);
   free(level);
   free(buf);

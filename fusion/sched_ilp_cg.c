@@ -23,9 +23,11 @@
  * searching a component once it holds that many and has spent PRICE_ENOUGH
  * search nodes. */
 #define PRICE_KEEP 64
-#define WORK_COL 2.5  /* work units (about microseconds) per column of an LP solved */
-#define WORK_NODE 1.5 /* and per pricing search node */
 #define PRICE_ENOUGH 20000
+/* Work units (about microseconds) that pace the heuristics inside a node:
+ * per column of an LP solved, and per pricing search node (CG.heur_work). */
+#define WORK_COL 2.5
+#define WORK_NODE 1.5
 /* Columns of the restricted master's MIP on a big pool: at the close, and
  * inside the search (ILP.md, "Heuristics": smaller MIPs there, same trees). */
 #define RMP_COLS 2000
