@@ -385,9 +385,20 @@ void fus_ilp_read_rows(FusIlp *m, const FusGraph *g, FusWeights w, const int *li
  * (row kernels_clique). */
 int fus_apart_clique(const FusGraph *g, const char *apart, const int *mem, int ng);
 /* Makes a partition that satisfies the pair rule acyclic (and so legal) by
- * splitting into single invocations a cluster on each contracted cycle in
- * turn; cl ends canonical. cin/cout: room for n entries; name for errors. */
+ * splitting a cluster on each contracted cycle in turn, in two where it can
+ * (the cheapest such split on the cycle), else into single invocations; cl
+ * ends canonical. cin/cout: room for n entries; name for errors. */
 void fus_split_cycles(const FusGraph *g, int *cl, int *cin, int *cout, const char *name);
+/* The same; halves = 0 splits into single invocations only. seen, if not
+ * NULL, gets each cycle before it is split (the first is cl's own; the others
+ * are the partly split partitions', just as real). */
+void fus_split_cycles_seen(const FusGraph *g, int *cl, int *cin, int *cout, const char *name, int halves,
+                           void (*seen)(void *ctx, const int *cin, const int *cout, int len), void *ctx);
+/* A repair of such a partition: split both ways, each polished by fus_improve
+ * with half of `budget` checks (none if 0), the cheaper kept. seen as above,
+ * for the splits in two. */
+void fus_repair(const FusGraph *g, int *cl, const char *movable, long budget, const char *name,
+                void (*seen)(void *ctx, const int *cin, const int *cout, int len), void *ctx);
 /* The better of greedy-down and greedy-up (a legal start and the fallback). */
 void fus_greedy_best(const FusGraph *g, int *cl);
 

@@ -1897,6 +1897,29 @@ static int rmp_columns(CG *C, int *sel, int maxcols) {
   return ns;
 }
 
+/* The cycles a repair of the restricted master's answer meets, cut in its
+ * MIP; the first, the answer's own, also queued for the master LP. */
+typedef struct {
+  CG *C;
+  FusIlp *m;
+  const int *sel;
+  int ns, round, count;
+} RmpCuts;
+
+static void rmp_cut(void *ctx, const int *cin, const int *cout, int len) {
+  RmpCuts *r = ctx;
+  Cut u = cycle_cut(cin, cout, len);
+  fus_ilp_row(r->m, nz_sprintf(r->m->arena, "rmp_cycle_%d_%d", r->round, r->count), 'L', u.rhs);
+  for (int j = 0; j < r->ns; j++) {
+    double v = cut_coef(&u, &r->C->cols.v[r->sel[j]]);
+    if (v != 0) fus_ilp_term(r->m, j, v);
+  }
+  if (r->count++ == 0)
+    nz_vec_push(r->C->pending, u);
+  else
+    cut_free(&u);
+}
+
 static void restricted_master(CG *C, double budget, int maxcols) {
   int n = C->n;
   int *sel = nz_xmalloc(sizeof(int) * (size_t)(C->cols.n + 1));
@@ -1933,27 +1956,24 @@ static void restricted_master(CG *C, double budget, int maxcols) {
       offer(C, cl, 1);
     } else {
       /* Repaired, it may still beat the incumbent: clusters on a cycle are
-       * split until none is left, then the local search merges back. */
+       * split until none is left, then the local search merges back. Every
+       * cycle the repair meets is cut in the pool MIP (every partition with
+       * the cycle, not only these columns: measured, the no-good on the
+       * columns let the next round find the same cycle again), and the
+       * answer's own is queued for the master LP, where it is just as
+       * valid. An answer has many cycles (17 splits at 300 invocations), so
+       * one cut a round left the next answers cyclic too. */
       int *fix = nz_xmalloc(sizeof(int) * (size_t)n);
       memcpy(fix, cl, sizeof(int) * (size_t)n);
-      int *ci = nz_xmalloc(sizeof(int) * ((size_t)n + 1)), *co = nz_xmalloc(sizeof(int) * ((size_t)n + 1));
-      fus_split_cycles(C->g, fix, ci, co, "ilp-cg");
-      fus_improve(C->g, fix, NULL, FUS_CHECKS_PER_SECOND / 20);
+      RmpCuts rc = {C, m, sel, ns, round, 0};
+      fus_repair(C->g, fix, NULL, FUS_CHECKS_PER_SECOND / 20, "ilp-cg", rmp_cut, &rc);
+      if (getenv("NESSIE_CG_TRACE")) {
+        FusCost fc;
+        fus_cost(C->g, fix, &fc);
+        fprintf(stderr, "ilp-cg: %d cycles cut, repaired: objective %.0f\n", rc.count, fc.objective);
+      }
       offer(C, fix, 1);
       free(fix);
-      free(ci);
-      free(co);
-      /* The answer's cycle, cut in the pool MIP (every partition with
-       * the cycle, not only these columns: measured, the no-good on the
-       * columns let the next round find the same cycle again) and queued
-       * for the master LP, where it is just as valid. */
-      Cut u = cycle_cut(cin, cout, len);
-      fus_ilp_row(m, nz_sprintf(m->arena, "rmp_cycle_%d", round), 'L', u.rhs);
-      for (int j = 0; j < ns; j++) {
-        double v = cut_coef(&u, &C->cols.v[sel[j]]);
-        if (v != 0) fus_ilp_term(m, j, v);
-      }
-      nz_vec_push(C->pending, u);
     }
     free(cin);
     free(cout);
