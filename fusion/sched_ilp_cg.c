@@ -1936,11 +1936,12 @@ static void restricted_master(CG *C, double budget, int maxcols) {
     if (C->deadline > 0 && C->deadline - nz_now() < left) left = C->deadline - nz_now();
     if (left <= 0.01) break;
     FusIlpResult r;
+    double began = nz_now();
     int bad = fus_ilp_solve(C->opt->solver, m, left, round == 0 ? start : NULL, x, &r) != 0;
     if (getenv("NESSIE_CG_TRACE"))
       fprintf(stderr, "ilp-cg: restricted master round %d: %d columns, %s%s, objective %.0f, %ld nodes, %.2f s of %.2f\n", round,
               ns, bad ? "error" : r.has_solution ? "solution" : "none", r.optimal ? " (optimal)" : "", r.objective, r.nodes,
-              left - (stop - nz_now()), left);
+              nz_now() - began, left);
     if (bad || !r.has_solution) break;
     int k = 0;
     for (int i = 0; i < n; i++) cl[i] = -1;
