@@ -1216,7 +1216,7 @@ static int cheap_pricing(CG *C) {
 }
 
 static void round_lp(CG *C);
-static void restricted_master(CG *C, double budget, int maxcols);
+static void restricted_master(CG *C, double budget, int maxcols, int closing);
 static void add_pending_cuts(CG *C);
 
 /* Column generation at the current node until no column prices out, or
@@ -1270,7 +1270,7 @@ static int column_generation(CG *C, int after_rows, double *bound) {
      * 300-invocation region may take the whole limit. */
     if (C->heur_work > C->heur_every) {
       round_lp(C);
-      restricted_master(C, 0.3, RMP_SEARCH_COLS);
+      restricted_master(C, 0.3, RMP_SEARCH_COLS, 0);
       C->heur_work = 0;
     }
     /* The cheap searches first (cheap_pricing, per component); the
@@ -1920,7 +1920,7 @@ static void rmp_cut(void *ctx, const int *cin, const int *cout, int len) {
     cut_free(&u);
 }
 
-static void restricted_master(CG *C, double budget, int maxcols) {
+static void restricted_master(CG *C, double budget, int maxcols, int closing) {
   int n = C->n;
   int *sel = nz_xmalloc(sizeof(int) * (size_t)(C->cols.n + 1));
   int ns = rmp_columns(C, sel, maxcols);
@@ -1957,17 +1957,31 @@ static void restricted_master(CG *C, double budget, int maxcols) {
       offer(C, cl, 1);
     } else {
       /* Repaired, it may still beat the incumbent: clusters on a cycle are
-       * split until none is left, then the local search merges back. Every
-       * cycle the repair meets is cut in the pool MIP (every partition with
-       * the cycle, not only these columns: measured, the no-good on the
+       * split until none is left, then the local search merges back. The
+       * cycles the repair meets are cut in the pool MIP (every partition
+       * with the cycle, not only these columns: measured, the no-good on the
        * columns let the next round find the same cycle again), and the
        * answer's own is queued for the master LP, where it is just as
-       * valid. An answer has many cycles (17 splits at 300 invocations), so
-       * one cut a round left the next answers cyclic too. */
+       * valid. Closing, the repair makes both kinds of split and the MIP
+       * gets every cycle the splits in two meet: an answer has many (17 at
+       * 300 invocations), and with one cut a round the next answers were
+       * cyclic too. Inside the search it splits into singletons and cuts
+       * the answer's own cycle only, as before: the better repairs changed
+       * the incumbents, and with them the trees, both ways (one region of
+       * 24 at 200-300 invocations lost its proof, measured against the
+       * commit before). */
       int *fix = nz_xmalloc(sizeof(int) * (size_t)n);
       memcpy(fix, cl, sizeof(int) * (size_t)n);
       RmpCuts rc = {C, m, sel, ns, round, 0};
-      fus_repair(C->g, fix, NULL, FUS_CHECKS_PER_SECOND / 20, "ilp-cg", rmp_cut, &rc);
+      if (closing) {
+        fus_repair(C->g, fix, NULL, FUS_CHECKS_PER_SECOND / 20, "ilp-cg", rmp_cut, &rc);
+      } else {
+        int *ci = nz_xmalloc(sizeof(int) * ((size_t)n + 1)), *co = nz_xmalloc(sizeof(int) * ((size_t)n + 1));
+        rmp_cut(&rc, cin, cout, len);
+        fus_split_cycles_seen(C->g, fix, ci, co, "ilp-cg", 0, NULL, NULL);
+        fus_improve(C->g, fix, NULL, FUS_CHECKS_PER_SECOND / 20);
+        free(ci), free(co);
+      }
       if (getenv("NESSIE_CG_TRACE")) {
         FusCost fc;
         fus_cost(C->g, fix, &fc);
@@ -2161,7 +2175,7 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
     if (C.nodes <= 4 || C.nodes >= heur_at) {
       double before = C.best_obj;
       round_lp(&C);
-      restricted_master(&C, C.nodes == 1 ? 1.0 : 0.3, RMP_SEARCH_COLS);
+      restricted_master(&C, C.nodes == 1 ? 1.0 : 0.3, RMP_SEARCH_COLS, 0);
       /* Sparser while they find nothing better (measured: at 100-150
        * invocations the incumbent is often optimal early, and the
        * restricted master took half of the time). */
@@ -2214,7 +2228,7 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
     /* GLPK overshoots its limit on large masters (its root LP is not
      * interrupted): measured 0.9 s over a 1 s budget with 3000 columns. It
      * gets half of what is left. */
-    restricted_master(&C, 0.5 * (end - nz_now()), RMP_COLS);
+    restricted_master(&C, 0.5 * (end - nz_now()), RMP_COLS, 1);
   }
   int rc = 0;
   if (opt->dump_ilp && n > 0) {
