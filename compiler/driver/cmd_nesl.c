@@ -10,6 +10,7 @@ typedef struct {
   const char *file, *expr;
   NlEnv *env;
   int depth;
+  bool exited; /* an `exit` command was met: no further forms run */
 } Job;
 
 static int process_source(Job *j, NzSource *src);
@@ -48,10 +49,15 @@ static void print_check(NlDecl *d) {
 static int process_source(Job *j, NzSource *src) {
   NlDecl **ds;
   int n;
-  if (!nesl_parse(src, j->env->arena, true, &ds, &n)) return 0;
+  nesl_parse(src, j->env->arena, true, &ds, &n); /* a syntax error is a last D_ERROR form */
   int ok = 1;
-  for (int i = 0; i < n && ok; i++) {
+  for (int i = 0; i < n && ok && !j->exited; i++) {
     NlDecl *d = ds[i];
+    if (d->k == D_ERROR) {
+      nesl_report_error(d);
+      ok = 0;
+      break;
+    }
     if (d->k == D_LOAD) {
       /* relative to the loading file's directory */
       const char *slash = strrchr(src->name, '/');
@@ -64,7 +70,20 @@ static int process_source(Job *j, NzSource *src) {
       nz_buf_free(&path);
       continue;
     }
-    if (d->k == D_IGNORED) continue;
+    if (d->k == D_IGNORED) {
+      /* `exit` ends the NESL session: the forms after it never run */
+      if (d->name == nz_intern_cstr("exit")) {
+        if (!j->emit) {
+          j->exited = true;
+        } else {
+          NzBuf b = {0};
+          nesl_decl_print(&b, d);
+          fputs(b.s, stdout);
+          nz_buf_free(&b);
+        }
+      }
+      continue;
+    }
     if (d->k == D_SET) {
       if (!j->emit) {
         nesl_print_length = d->nfields < 0 ? 0 : d->nfields;
@@ -98,7 +117,7 @@ static int job_main(void *arg) {
     return NZ_EXIT_INTERNAL;
   }
   if (!process_file(j, j->file, (NzLoc){0})) return NZ_EXIT_USER;
-  if (j->expr) {
+  if (j->expr && !j->exited) {
     NzBuf b = {0};
     nz_buf_puts(&b, j->expr);
     size_t l = b.len;

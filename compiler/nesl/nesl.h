@@ -16,6 +16,7 @@ typedef enum {
   T_GT, T_PLUS, T_MINUS, T_STAR, T_SLASH, T_CARET, T_HASH, T_AT,
   T_ARROW, T_LARROW, T_PLUSPLUS, T_EQEQ, T_NE, T_LE, T_GE, T_COLONCOLON, T_BARBAR, T_DARROW,
   T_COLONEQ, T_BAREQ, T_AMPEQ, T_GTGT,
+  T_ERROR, /* a lexical error (s: the message); always the last token */
   T_NTOKS
 } NlTok;
 
@@ -28,8 +29,10 @@ typedef struct {
   double f;
 } NlToken;
 
-/* Tokenise src into *out (heap array, caller frees); NULL-free. Returns 0 and reports
- * file:line:col on a lexical error. */
+/* Tokenise src into *out (heap array, caller frees). A lexical error ends the tokens
+ * with a T_ERROR token (not reported here) and returns 0; otherwise the last token is
+ * T_EOF and the result 1. The parser reports a T_ERROR only when it reaches it, after
+ * the forms before it. */
 int nesl_lex(const NzSource *src, NlToken **out, int *n);
 const char *nesl_tok_name(NlTok k); /* "')'", "'then'", ... */
 
@@ -94,13 +97,15 @@ typedef struct NlExpr {
   int ek;             /* element kind hint for sequence builders (NlElemKind), -1 unknown */
   bool user;          /* comes from the user's program (run-time errors point here) */
   NlSeq *cached;      /* E_STRING, E_EMPTY: the (immutable) value, built once */
+  NlType **inst;      /* E_VAR of a generic global: what its TY_GEN i stands for here */
+  int ninst;
 } NlExpr;
 
-typedef enum { D_FUN, D_DATA, D_BIND, D_EXPR, D_LOAD, D_IGNORED, D_SET } NlDeclKind;
+typedef enum { D_FUN, D_DATA, D_BIND, D_EXPR, D_LOAD, D_IGNORED, D_SET, D_ERROR } NlDeclKind;
 typedef struct NlDecl {
   NlDeclKind k;
   NzLoc loc;
-  const char *name;   /* D_FUN, D_DATA; D_LOAD file name */
+  const char *name;   /* D_FUN, D_DATA; D_LOAD file name; D_ERROR the message */
   NlPat *pat;         /* D_FUN parameters; D_BIND pattern */
   NlExpr *body;       /* D_FUN body (NULL: signature only); D_BIND, D_EXPR expression */
   NlTyX *sig;         /* D_FUN signature (function type) */
@@ -112,11 +117,17 @@ typedef struct NlDecl {
   int nslots;         /* frame size for the body */
   int global;         /* D_FUN, D_DATA: global slot defined */
   NlType *ty;         /* type to print */
+  NlType **gvars;     /* D_FUN: the body's type variables that became TY_GEN 0, 1, ... */
+  int ngvars;
 } NlDecl;
 
-/* Parse a whole source. Returns 0 after reporting the first syntax error. The AST lives in
- * arena; *decls is a heap array the caller frees. `user` marks expressions as user code. */
+/* Parse a whole source into *decls (a heap array the caller frees; the AST lives in
+ * arena). `user` marks expressions as user code. A lexical or syntax error keeps the
+ * forms before it: they are followed by one D_ERROR form, not yet reported, and the
+ * result is 0. NESL reads a file form by form, so callers run the earlier forms and
+ * then report the error (nesl_report_error) when they reach it. */
 int nesl_parse(const NzSource *src, NzArena *arena, bool user, NlDecl ***decls, int *ndecls);
+void nesl_report_error(const NlDecl *d); /* a D_ERROR form: file:line:col: error: ... */
 void nesl_pat_str(NzBuf *b, const NlPat *p);
 /* Parse a type with an optional "::" context (the primitive table's type strings). */
 int nesl_parse_type(const NzSource *src, NzArena *arena, NlTyX **t, NlCtxEntry **ctx, int *nctx);
@@ -189,6 +200,8 @@ typedef struct {
   bool defined;    /* has a value (false for signature-only declarations) */
   bool serial;     /* does file or process I/O: may not be called in an apply-to-each */
   NlDecl *decl;    /* D_FUN defining it */
+  int older;       /* an earlier user definition of the name with the same type, which
+                      this one replaces for the code compiled before (-1: none) */
 } NlGlobal;
 
 typedef struct NlEnv {
@@ -272,7 +285,16 @@ typedef struct NlFrame {
   int n;
   struct NlFrame *up;        /* enclosing frames (a lambda's captured copies) */
   struct NlFrame *prev_live; /* the next older frame on the evaluation stack (GC roots) */
+  /* A call of a generic function: decl's gvars[i] stands for inst[i], a type of the
+   * calling code, which frame caller resolves in turn (inst NULL: not known); kinds[i]
+   * caches the element kind that gives (NL_KIND_UNSET until asked). The interpreter
+   * needs this only for sequences whose element type is a type variable. */
+  const NlDecl *decl;
+  NlType **inst;
+  struct NlFrame *caller;
+  signed char *kinds;
 } NlFrame;
+enum { NL_KIND_UNSET = -3 };
 
 extern const NlPrim nesl_prims[];
 extern const int nesl_nprims;

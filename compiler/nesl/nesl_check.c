@@ -177,14 +177,27 @@ static int max_gen(NlType *t) {
   default: return -1;
   }
 }
-static NlType *instantiate(NlType *t) {
+/* Instantiate t; when inst is given, *inst gets the fresh variable of each TY_GEN index
+ * (an arena array; NULL when t is not generic) and *ninst their number. */
+static NlType *instantiate_as(NlType *t, NlType ***inst, int *ninst) {
   int n = max_gen(t) + 1;
+  if (inst) {
+    *inst = NULL;
+    *ninst = 0;
+  }
   if (n <= 0) return t;
-  NlType **fresh = nz_xcalloc((size_t)n, sizeof *fresh);
+  NlType **fresh =
+      inst ? NZ_NEWN(g_env->arena, NlType *, n) : nz_xcalloc((size_t)n, sizeof *fresh);
   NlType *r = inst_rec(t, fresh);
-  free(fresh);
+  if (inst) {
+    *inst = fresh;
+    *ninst = n;
+  } else {
+    free(fresh);
+  }
   return r;
 }
+static NlType *instantiate(NlType *t) { return instantiate_as(t, NULL, NULL); }
 
 /* Generalise: every unbound variable becomes TY_GEN (numbered in order of appearance). */
 typedef NZ_VEC(NlType *) TyVec;
@@ -229,6 +242,18 @@ static NlType *generalize(NlType *t) {
   nz_vec_free(vars);
   return r;
 }
+/* Generalise a function's type, keeping in d which variable became which TY_GEN (the
+ * interpreter resolves the body's types through them, NlDecl.gvars). */
+static NlType *generalize_fun(NlType *t, NlDecl *d) {
+  TyVec vars = {0};
+  int n = 0;
+  NlType *r = gen_rec(t, &vars, &n);
+  d->ngvars = n;
+  d->gvars = n ? NZ_NEWN(g_env->arena, NlType *, n) : NULL;
+  if (n) memcpy(d->gvars, vars.v, sizeof(NlType *) * (size_t)n);
+  nz_vec_free(vars);
+  return r;
+}
 
 /* ---------- environment ---------- */
 NlEnv *nesl_env_new(void) {
@@ -261,8 +286,28 @@ int nesl_global_add(NlEnv *env, const char *name, NlType *ty) {
   NlGlobal g = {0};
   g.name = name;
   g.ty = ty;
+  g.older = -1;
   nz_vec_push(env->globals, g);
   return env->globals.n - 1;
+}
+
+/* NESL.md 4.6: a user function or global redefined with the same type replaces the old
+ * definition everywhere, also in the functions defined before (the reference calls
+ * globals by name); with a new type, earlier functions keep the old one. Returns the
+ * earlier definition that global g replaces, or -1. */
+static int same_typed_older(NlEnv *env, int g) {
+  if (!env->basis_done) return -1;
+  for (int i = g - 1; i >= env->nbasis; i--) {
+    if (env->globals.v[i].name != env->globals.v[g].name) continue;
+    NzBuf a = {0}, b = {0};
+    nesl_type_str(&a, env->globals.v[i].ty);
+    nesl_type_str(&b, env->globals.v[g].ty);
+    bool same = !strcmp(a.s, b.s);
+    nz_buf_free(&a);
+    nz_buf_free(&b);
+    return same ? i : -1;
+  }
+  return -1;
 }
 static NlDatatype *datatype_lookup(NlEnv *env, const char *name) {
   for (int i = env->datatypes.n - 1; i >= 0; i--)
@@ -540,7 +585,7 @@ static NlType *check_var(C *c, NlExpr *e) {
     }
     c->serial_seen = true;
   }
-  return instantiate(c->env->globals.v[g].ty);
+  return instantiate_as(c->env->globals.v[g].ty, &e->inst, &e->ninst);
 }
 
 static const char *callee_name(NlExpr *f) {
@@ -791,7 +836,8 @@ static int check_fun(C *c, NlDecl *d) {
   d->nslots = c->nslots[0];
   c->scope.n = 0;
   env->globals.v[g].serial = c->serial_seen;
-  env->globals.v[g].ty = generalize(ft);
+  env->globals.v[g].ty = generalize_fun(ft, d);
+  if (!forward) env->globals.v[g].older = same_typed_older(env, g);
   d->ty = env->globals.v[g].ty;
   return 1;
 }
@@ -874,15 +920,17 @@ int nesl_check_decl(NlEnv *env, NlDecl *d) {
       stack[sp++] = d->pat;
       while (sp) {
         NlPat *q = stack[--sp];
-        if (q->k == P_VAR)
+        if (q->k == P_VAR) {
           env->globals.v[q->slot].ty = generalize(q->ty);
-        else if (sp < 254) {
+          env->globals.v[q->slot].older = same_typed_older(env, q->slot);
+        } else if (sp < 254) {
           if (q->a) stack[sp++] = q->a;
           if (q->b) stack[sp++] = q->b;
         }
       }
     } else {
       d->global = nesl_global_add(env, nz_intern_cstr("it"), d->ty);
+      env->globals.v[d->global].older = same_typed_older(env, d->global);
     }
     break;
   }

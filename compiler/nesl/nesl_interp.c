@@ -235,12 +235,17 @@ static void bind_expr(NlPat *q, NlExpr *e, NlFrame *efr, NlFrame *fr) {
   }
 }
 
+/* Define global g, and the earlier same-typed definitions it replaces (NlGlobal.older). */
+static void set_global(int g, NlVal v) {
+  for (; g >= 0; g = E->globals.v[g].older) {
+    E->globals.v[g].val = v;
+    E->globals.v[g].defined = true;
+  }
+}
+
 static void bind_global(NlPat *q, NlVal v) {
   switch (q->k) {
-  case P_VAR:
-    E->globals.v[q->slot].val = v;
-    E->globals.v[q->slot].defined = true;
-    return;
+  case P_VAR: set_global(q->slot, v); return;
   case P_PAIR:
     bind_global(q->a, v.p->a);
     bind_global(q->b, v.p->b);
@@ -288,14 +293,29 @@ static char *stack_base;
 static size_t stack_limit;
 
 static NlVal run_body(NlFn *fn, NlPat *pat, NlExpr *body, int nslots, NlExpr *arge, NlVal argv,
-                      NlFrame *efr, NlFrame *up) {
+                      NlFrame *efr, NlFrame *up, NlType **inst) {
   char probe;
   if (stack_base && (size_t)(stack_base - &probe) > stack_limit)
     nesl_rt_error("Recursion too deep: the evaluation stack is exhausted.");
   NlVal slots[nslots > 0 ? nslots : 1];
   memset(slots, 0, sizeof slots);
-  NlFrame nf = {slots, nslots, up, live_frames};
-  (void)fn;
+  NlFrame nf = {.slots = slots, .n = nslots, .up = up, .prev_live = live_frames};
+  int ngv = fn->k == FN_USER ? fn->decl->ngvars : 0;
+  signed char kinds[ngv > 0 ? ngv : 1];
+  if (fn->k == FN_USER) {
+    nf.decl = fn->decl;
+    if (efr && efr->decl == fn->decl && (!inst || inst == efr->inst)) {
+      /* a recursive call: the body's variables mean what they mean in the caller */
+      nf.inst = efr->inst;
+      nf.caller = efr->caller;
+      nf.kinds = efr->kinds;
+    } else {
+      nf.inst = inst;
+      nf.caller = efr;
+      memset(kinds, NL_KIND_UNSET, sizeof kinds);
+      nf.kinds = kinds;
+    }
+  }
   if (!arge) {
     /* argv is not rooted: bind it before anything can collect */
     bind_val(pat, argv, &nf);
@@ -309,22 +329,41 @@ static NlVal run_body(NlFn *fn, NlPat *pat, NlExpr *body, int nslots, NlExpr *ar
 }
 
 /* Apply function value f to an argument given as an expression (arge, evaluated in efr)
- * or as a value (argv, when arge is NULL). */
-static NlVal apply(NlVal f, NlExpr *arge, NlVal argv, NlFrame *efr) {
+ * or as a value (argv, when arge is NULL). inst: the instantiation of f's generic type at
+ * a direct call of a global (NlExpr.inst), or NULL. */
+static NlVal apply(NlVal f, NlExpr *arge, NlVal argv, NlFrame *efr, NlType **inst) {
   NlFn *fn = f.fn;
   switch (fn->k) {
   case FN_PRIM: return arge ? call_prim_expr(fn->prim, arge, efr) : call_prim(fn->prim, argv);
   case FN_USER:
-    return run_body(fn, fn->decl->pat, fn->decl->body, fn->decl->nslots, arge, argv, efr, NULL);
+    return run_body(fn, fn->decl->pat, fn->decl->body, fn->decl->nslots, arge, argv, efr, NULL,
+                    inst);
   case FN_LAMBDA:
     return run_body(fn, fn->lambda->pats[0], fn->lambda->a, fn->lambda->nslots, arge, argv, efr,
-                    fn->frame);
+                    fn->frame, NULL);
   case FN_CON: return arge ? eval(arge, efr) : argv;
   }
   nz_die("bad function value");
 }
 
-NlVal nesl_apply(NlVal f, NlVal arg) { return apply(f, NULL, arg, NULL); }
+NlVal nesl_apply(NlVal f, NlVal arg) { return apply(f, NULL, arg, NULL, NULL); }
+
+/* The element kind of values of type t in frame fr, following the type variables of a
+ * generic function to what they stand for at its call (NlFrame.decl); -1 if unknown.
+ * Each frame resolves each of its variables once (NlFrame.kinds). */
+static int dyn_kind(NlType *t, NlFrame *fr) {
+  t = nesl_type_resolve(t);
+  if (!t) return -1;
+  if (t->k != TY_VAR) return nesl_elem_kind_of_type(t);
+  while (fr && !fr->decl) fr = fr->up;
+  if (!fr || !fr->kinds) return -1;
+  int i = 0;
+  while (i < fr->decl->ngvars && fr->decl->gvars[i] != t) i++;
+  if (i == fr->decl->ngvars) return -1;
+  if (fr->kinds[i] == NL_KIND_UNSET)
+    fr->kinds[i] = (signed char)(fr->inst && fr->inst[i] ? dyn_kind(fr->inst[i], fr->caller) : -1);
+  return fr->kinds[i];
+}
 
 static NlFrame *copy_frames(NlFrame *fr) {
   if (!fr) return NULL;
@@ -335,17 +374,25 @@ static NlFrame *copy_frames(NlFrame *fr) {
   c->prev_live = NULL;
   c->up = NULL;
   c->up = copy_frames(fr->up);
+  /* the frame's caller will be gone when the closure runs: its types are not known */
+  c->decl = NULL;
+  c->inst = NULL;
+  c->caller = NULL;
+  c->kinds = NULL;
   return c;
 }
 
 static NlVal eval_each2(NlExpr *e, NlFrame *fr, NlSeq **g);
 
-static int static_ek(NlExpr *e, NlType *elem) {
+/* The element kind of the sequence e builds (elem: its element type): known statically
+ * (cached in e->ek), or else from what the generic function's variables stand for in
+ * this call; -1 if neither. */
+static int elem_kind(NlExpr *e, NlType *elem, NlFrame *fr) {
   if (e->ek == -1) {
     int k = nesl_elem_kind_of_type(elem);
     e->ek = k < 0 ? -2 : k;
   }
-  return e->ek;
+  return e->ek >= 0 ? e->ek : dyn_kind(elem, fr);
 }
 
 static NlVal mk_seqval(NlSeq *s) {
@@ -375,7 +422,7 @@ static NlVal eval_each2(NlExpr *e, NlFrame *fr, NlSeq **g) {
       nesl_rt_error("Length mismatch in an apply-to-each.");
     }
   NlType *rt = nesl_type_resolve(e->ty);
-  int ek = static_ek(e, rt && rt->k == TY_SEQ ? rt->a : NULL);
+  int ek = elem_kind(e, rt && rt->k == TY_SEQ ? rt->a : NULL, fr);
   bool known = ek >= 0;
   NlSeq *out = nesl_seq_new(known ? ek : EK_BOXED, n);
   NlVal outv = mk_seqval(out);
@@ -415,8 +462,13 @@ static NlVal eval_each2(NlExpr *e, NlFrame *fr, NlSeq **g) {
   out->n = m;
   UNROOT(1);
   if (!known) {
-    if (m > 0 && out->v[0].k <= V_CHAR)
-      return nesl_seq_from_vals(out->v, m, -1);
+    if (m > 0 && out->v[0].k <= V_CHAR) {
+      /* an int among floats is the zero of a reduction over an unknown empty sequence */
+      int k = ek_of_val(out->v[0]);
+      for (int i = 1; i < m && k == EK_INT; i++)
+        if (out->v[i].k == V_FLOAT) k = EK_FLOAT;
+      return nesl_seq_from_vals(out->v, m, k);
+    }
     if (m == 0) {
       /* unknown element type: borrow it from a generator of the same element type */
       NlType *bt = nesl_type_resolve(body->ty);
@@ -428,9 +480,11 @@ static NlVal eval_each2(NlExpr *e, NlFrame *fr, NlSeq **g) {
 }
 
 /* A value built where its element type was not known at run time (an empty sequence
- * from generic code, or the int zero of a reduction over it) gets its kind from the
- * static type of the call, when that is ground. */
-static NlVal fix_unknown(NlExpr *e, NlVal r) {
+ * from a primitive such as pack or flatten, or the int zero of a reduction over such a
+ * sequence) gets its kind from the type of the call: its static type when ground, else
+ * (empty sequences only: ints are too frequent to resolve each) what the generic
+ * function's variables stand for in this call. */
+static NlVal fix_unknown(NlExpr *e, NlVal r, NlFrame *fr) {
   if (e->ek == -1) {
     int k = nesl_elem_kind_of_type(e->ty);
     e->ek = k < 0 ? -2 : k;
@@ -445,7 +499,7 @@ static NlVal fix_unknown(NlExpr *e, NlVal r) {
   }
   NlType *t = nesl_type_resolve(e->ty);
   if (t && t->k == TY_SEQ) {
-    int k = nesl_elem_kind_of_type(t->a);
+    int k = dyn_kind(t->a, fr);
     if (k >= 0 && k != EK_BOXED) r.s = nesl_seq_new(k, 0);
   }
   return r;
@@ -499,12 +553,12 @@ static NlVal eval(NlExpr *e, NlFrame *fr) {
       NlVal f = eval(fe, fr);
       bool rooted = fe->k != E_VAR; /* a variable's value is rooted by its frame or global */
       if (rooted) root_push(&f);
-      r = apply(f, e->b, r, fr);
+      r = apply(f, e->b, r, fr, fe->k == E_VAR && fe->vk == VK_GLOBAL ? fe->inst : NULL);
       if (rooted) UNROOT(1);
     }
     cur_loc = saved;
     if ((r.k == V_INT || (r.k == V_SEQ && r.s->n == 0 && r.s->ek == EK_BOXED)) && e->ty)
-      r = fix_unknown(e, r);
+      r = fix_unknown(e, r, fr);
     return r;
   }
   case E_IF: return eval(eval(e->a, fr).i ? e->b : e->c, fr);
@@ -513,7 +567,7 @@ static NlVal eval(NlExpr *e, NlFrame *fr) {
     return eval(e->a, fr);
   case E_SEQ: {
     NlType *t = nesl_type_resolve(e->ty);
-    int ek = static_ek(e, t && t->k == TY_SEQ ? t->a : NULL);
+    int ek = elem_kind(e, t && t->k == TY_SEQ ? t->a : NULL, fr);
     NlVal sv = {.k = V_INT};
     root_push(&sv);
     for (int i = 0; i < e->n; i++) {
@@ -590,8 +644,7 @@ static int eval_decl(NlEnv *env, NlDecl *d, bool print) {
   switch (d->k) {
   case D_FUN:
     if (!d->body) return 1;
-    env->globals.v[d->global].val = fn_value(FN_USER, d);
-    env->globals.v[d->global].defined = true;
+    set_global(d->global, fn_value(FN_USER, d));
     if (print) print_result(d->name, env->globals.v[d->global].val, d->ty);
     return 1;
   case D_DATA:
@@ -603,7 +656,7 @@ static int eval_decl(NlEnv *env, NlDecl *d, bool print) {
   case D_EXPR: {
     NlVal slots[d->nslots > 0 ? d->nslots : 1];
     memset(slots, 0, sizeof slots);
-    NlFrame fr = {slots, d->nslots, NULL, live_frames};
+    NlFrame fr = {.slots = slots, .n = d->nslots, .prev_live = live_frames};
     live_frames = &fr;
     cur_loc = d->body->loc;
     NlVal v = eval(d->body, &fr);
@@ -617,8 +670,7 @@ static int eval_decl(NlEnv *env, NlDecl *d, bool print) {
         nz_buf_free(&b);
       }
     } else {
-      env->globals.v[d->global].val = v;
-      env->globals.v[d->global].defined = true;
+      set_global(d->global, v);
       if (print) print_result("it", v, d->ty);
     }
     return 1;

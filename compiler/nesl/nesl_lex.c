@@ -1,8 +1,10 @@
 /* nesl_lex.c — NESL 3.1 tokens (NESL.md §1): case-folded identifiers, %...% comments,
  * backquote characters, backslash-quoted strings, longest-match operators. The whole
- * source is tokenised up front into an array. */
+ * source is tokenised up front into an array, which a lexical error ends with a T_ERROR
+ * token: the forms before the error still run, as when NESL reads a file. */
 #include "nesl.h"
 #include <ctype.h>
+#include <stdarg.h>
 
 static const char *tok_names[T_NTOKS] = {
     [T_EOF] = "end of file", [T_INT] = "integer", [T_FLOAT] = "float",
@@ -18,7 +20,7 @@ static const char *tok_names[T_NTOKS] = {
     [T_LARROW] = "'<-'", [T_PLUSPLUS] = "'++'", [T_EQEQ] = "'=='", [T_NE] = "'/='",
     [T_LE] = "'<='", [T_GE] = "'>='", [T_COLONCOLON] = "'::'", [T_BARBAR] = "'||'",
     [T_DARROW] = "'=>'", [T_COLONEQ] = "':='", [T_BAREQ] = "'|='", [T_AMPEQ] = "'&='",
-    [T_GTGT] = "'>>'",
+    [T_GTGT] = "'>>'", [T_ERROR] = "a lexical error",
 };
 
 const char *nesl_tok_name(NlTok k) { return k < T_NTOKS && tok_names[k] ? tok_names[k] : "?"; }
@@ -44,18 +46,35 @@ static const struct {
            {"+", T_PLUS},    {"-", T_MINUS},       {"*", T_STAR},      {"/", T_SLASH},
            {"^", T_CARET},   {"#", T_HASH},        {"@", T_AT}};
 
+/* The message of a lexical error, interned (it lives as long as the tokens' names). */
+NZ_PRINTF(1, 2) static const char *lex_msg(const char *fmt, ...) {
+  char msg[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return nz_intern_cstr(msg);
+}
+
 int nesl_lex(const NzSource *src, NlToken **out, int *nout) {
   NZ_VEC(NlToken) v = {0};
   const char *s = src->text, *end = s + src->len;
   const char *p = s, *linestart = s;
   int line = 1;
 #define LOC_AT(q) ((NzLoc){src, line, (int)((q) - linestart) + 1})
-#define FAIL(q, ...)                                                                           \
+/* a lexical error ends the tokens with a T_ERROR token */
+#define FAIL_LOC(where, ...)                                                                   \
   do {                                                                                     \
-    nz_error_at(LOC_AT(q), __VA_ARGS__);                                                   \
-    free(v.v);                                                                             \
+    NlToken e_ = {0};                                                                      \
+    e_.k = T_ERROR;                                                                        \
+    e_.loc = (where);                                                                      \
+    e_.s = lex_msg(__VA_ARGS__);                                                           \
+    nz_vec_push(v, e_);                                                                    \
+    *out = v.v;                                                                            \
+    *nout = v.n;                                                                           \
     return 0;                                                                              \
   } while (0)
+#define FAIL(q, ...) FAIL_LOC(LOC_AT(q), __VA_ARGS__)
   for (;;) {
     /* whitespace and comments */
     while (p < end) {
@@ -76,11 +95,8 @@ int nesl_lex(const NzSource *src, NlToken **out, int *nout) {
           }
           p++;
         }
-        if (p >= end) {
-          nz_error_at((NzLoc){src, sline, (int)(start - sls) + 1}, "unterminated comment");
-          free(v.v);
-          return 0;
-        }
+        if (p >= end)
+          FAIL_LOC(((NzLoc){src, sline, (int)(start - sls) + 1}), "unterminated comment");
         p++;
       } else {
         break;
@@ -168,9 +184,7 @@ int nesl_lex(const NzSource *src, NlToken **out, int *nout) {
       }
       if (q >= end) {
         nz_buf_free(&b);
-        nz_error_at((NzLoc){src, sline, (int)(p - sls) + 1}, "unterminated string");
-        free(v.v);
-        return 0;
+        FAIL_LOC(((NzLoc){src, sline, (int)(p - sls) + 1}), "unterminated string");
       }
       t.k = T_STRING;
       t.s = nz_intern(b.s ? b.s : "", b.len);
@@ -198,5 +212,6 @@ int nesl_lex(const NzSource *src, NlToken **out, int *nout) {
   *nout = v.n;
   return 1;
 #undef FAIL
+#undef FAIL_LOC
 #undef LOC_AT
 }

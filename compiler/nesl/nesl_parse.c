@@ -13,6 +13,10 @@ typedef struct {
   int depth; /* nesting of the tree being built: bounded so later recursive passes
                 cannot overflow the stack on absurd input */
   jmp_buf fail;
+  bool defer;        /* keep the error for a D_ERROR form instead of reporting it */
+  NzLoc err_loc;     /* the kept error */
+  const char *err_msg;
+  NZ_VEC(NlDecl *) decls; /* the forms parsed (in P: they survive the longjmp) */
 } P;
 
 enum { MAX_NESTING = 2000 };
@@ -58,16 +62,30 @@ static void describe(NzBuf *b, NlToken *t) {
   }
 }
 
+/* Stop at an error: report it, or keep it for the D_ERROR form (p->defer). A lexical error
+ * under the parser's feet is the one reported, whatever the parser expected there. */
+NZ_NORETURN static void fail_msg(P *p, NzLoc loc, const char *msg) {
+  if (peek(p)->k == T_ERROR) {
+    loc = peek(p)->loc;
+    msg = peek(p)->s;
+  }
+  if (p->defer) {
+    p->err_loc = loc;
+    p->err_msg = nz_sprintf(p->A, "%s", msg);
+  } else {
+    nz_error_at(loc, "%s", msg);
+  }
+  longjmp(p->fail, 1);
+}
 NZ_NORETURN static void fail_expected(P *p, const char *what) {
   NzBuf b = {0};
   describe(&b, peek(p));
-  nz_error_at(peek(p)->loc, "expected %s, found %s", what, b.s);
+  char *msg = nz_sprintf(p->A, "expected %s, found %s", what, b.s);
   nz_buf_free(&b);
-  longjmp(p->fail, 1);
+  fail_msg(p, peek(p)->loc, msg);
 }
 NZ_NORETURN static void fail_at(P *p, NzLoc loc, const char *msg, const char *arg) {
-  nz_error_at(loc, msg, arg);
-  longjmp(p->fail, 1);
+  fail_msg(p, loc, nz_sprintf(p->A, msg, arg));
 }
 
 static NlToken *expect(P *p, NlTok k) {
@@ -537,7 +555,7 @@ static NlExpr *prefix(P *p) {
     return mk_call(p, mk_var(p, "negate", t->loc, true), x, t->loc);
   }
   default:
-    if (t->k != T_EOF) p->i--; /* next() does not move past the end */
+    if (t != peek(p)) p->i--; /* next() does not move past the last token */
     fail_expected(p, "an expression");
   }
 }
@@ -675,7 +693,7 @@ static NlDecl *toplevel(P *p) {
           d->name = nz_intern_cstr("print_length");
           d->nfields = (int)next(p)->i;
         }
-        while (!is_end(p) && !at(p, T_EOF)) next(p);
+        while (!is_end(p) && !at(p, T_EOF) && !at(p, T_ERROR)) next(p);
         expect_end(p);
         return d;
       }
@@ -699,23 +717,30 @@ int nesl_parse(const NzSource *src, NzArena *arena, bool user, NlDecl ***decls, 
   p.src = src;
   p.A = arena;
   p.user = user;
+  p.defer = true;
   parse_arena = arena;
-  if (!nesl_lex(src, &p.t, &p.n)) return 0;
-  NZ_VEC(NlDecl *) v = {0};
+  nesl_lex(src, &p.t, &p.n); /* a lexical error is a T_ERROR token at its place */
+  int ok = 1;
   if (setjmp(p.fail)) {
-    free(p.t);
-    return 0;
-  }
-  while (!at(&p, T_EOF)) {
-    NlDecl *d = toplevel(&p);
-    nz_vec_push(v, d);
+    NlDecl *d = mk_decl(&p, D_ERROR, p.err_loc);
+    d->name = p.err_msg;
+    nz_vec_push(p.decls, d);
+    ok = 0;
+  } else {
+    while (!at(&p, T_EOF)) {
+      NlDecl *d = toplevel(&p);
+      nz_vec_push(p.decls, d);
+    }
   }
   free(p.t);
-  *decls = nz_xmalloc(sizeof(NlDecl *) * (size_t)(v.n ? v.n : 1));
-  if (v.n) memcpy(*decls, v.v, sizeof(NlDecl *) * (size_t)v.n);
-  *ndecls = v.n;
-  return 1;
+  int n = p.decls.n;
+  *decls = nz_xmalloc(sizeof(NlDecl *) * (size_t)(n ? n : 1));
+  if (n) memcpy(*decls, p.decls.v, sizeof(NlDecl *) * (size_t)n);
+  *ndecls = n;
+  return ok;
 }
+
+void nesl_report_error(const NlDecl *d) { nz_error_at(d->loc, "%s", d->name); }
 
 void nesl_pat_str(NzBuf *b, const NlPat *q) {
   switch (q->k) {
@@ -751,7 +776,7 @@ int nesl_parse_type(const NzSource *src, NzArena *arena, NlTyX **t, NlCtxEntry *
   p.src = src;
   p.A = arena;
   parse_arena = arena;
-  if (!nesl_lex(src, &p.t, &p.n)) return 0;
+  nesl_lex(src, &p.t, &p.n); /* a T_ERROR token fails in type_exp */
   if (setjmp(p.fail)) {
     free(p.t);
     return 0;

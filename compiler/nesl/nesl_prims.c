@@ -112,7 +112,7 @@ static NlVal p_ceil(NlVal *a) { return vint(f2i(ceil(A0.f))); }
 static NlVal p_floor(NlVal *a) { return vint(f2i(floor(A0.f))); }
 static NlVal p_trunc(NlVal *a) { return vint(f2i(trunc(A0.f))); }
 /* Round to nearest, halves away from zero (the reference's (int)(x + 0.5) is wrong for
- * negative numbers; NESL.md §8.3). */
+ * negative numbers; NESL.md §4.3 asks a new implementation to round to nearest). */
 static NlVal p_round(NlVal *a) { return vint(f2i(round(A0.f))); }
 static NlVal p_code_char(NlVal *a) { return vchar(A0.i); }
 static NlVal p_char_code(NlVal *a) { return vint(A0.i); }
@@ -785,9 +785,11 @@ int nesl_load_basis(NlEnv *env) {
     nz_vec_push(env->sources, src);
     NlDecl **ds;
     int n;
-    if (!nesl_parse(src, env->arena, false, &ds, &n)) return 0;
+    nesl_parse(src, env->arena, false, &ds, &n);
     for (int i = 0; i < n; i++) {
-      if (!nesl_check_decl(env, ds[i]) || !nesl_eval_decl(env, ds[i], false)) {
+      if (ds[i]->k == D_ERROR) nesl_report_error(ds[i]);
+      if (ds[i]->k == D_ERROR || !nesl_check_decl(env, ds[i]) ||
+          !nesl_eval_decl(env, ds[i], false)) {
         free(ds);
         return 0;
       }

@@ -550,8 +550,15 @@ void nesl_decl_print(NzBuf *b, const NlDecl *d) {
     break;
   case D_EXPR: expr_str(b, d->body); break;
   case D_LOAD: nz_buf_printf(b, "load \"%s\"", d->name); break;
-  case D_IGNORED: nz_buf_printf(b, "%% %s (interactive command, ignored) %%\n", d->name); return;
+  case D_IGNORED:
+    if (d->name == nz_intern_cstr("exit")) { /* ends the run: it must stay */
+      nz_buf_puts(b, "exit");
+      break;
+    }
+    nz_buf_printf(b, "%% %s (interactive command, ignored) %%\n", d->name);
+    return;
   case D_SET: nz_buf_printf(b, "set %s %d", d->name, d->nfields); break;
+  case D_ERROR: return; /* reported, not printed */
   }
   nz_buf_puts(b, " $\n");
 }

@@ -24,11 +24,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int nglobals = env->globals.n, ndatatypes = env->datatypes.n;
   NlDecl **ds = NULL;
   int n = 0;
-  if (nesl_parse(src, env->arena, true, &ds, &n)) {
-    for (int i = 0; i < n; i++)
-      if (!nesl_check_decl(env, ds[i])) break;
-    free(ds);
-  }
+  nesl_parse(src, env->arena, true, &ds, &n); /* the forms before a syntax error, if any */
+  for (int i = 0; i < n; i++)
+    if (ds[i]->k == D_ERROR || !nesl_check_decl(env, ds[i])) break;
+  free(ds);
   /* forget the input's definitions; the next input starts from the basis again */
   env->globals.n = nglobals;
   env->datatypes.n = ndatatypes;
