@@ -11,11 +11,17 @@
 
 #include <coin/Clp_C_Interface.h>
 #include <float.h>
+#include <limits.h>
 #include <glpk.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+
+/* cg_lp_solve: with under CLP_NEAR seconds left, the clock is read every CLP_CHUNK
+ * simplex iterations. */
+#define CLP_NEAR 2.0
+enum { CLP_CHUNK = 200 };
 
 struct CgLp {
   CgLpKind kind;
@@ -250,8 +256,22 @@ int cg_lp_solve(CgLp *lp, int dual, double seconds) {
     limit = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec + seconds;
   }
   Clp_setMaximumSeconds(lp->clp, limit);
-  if (dual) Clp_dual(lp->clp, 0);
-  else Clp_primal(lp->clp, 0);
+  /* Nor does it look at that limit often: a dual simplex of 4721 iterations after
+   * 100 cut rows (300 invocations, 7349 columns) ran 2.7 s with 1.6 s left. So a
+   * solve with less than CLP_NEAR seconds left goes in chunks of CLP_CHUNK
+   * iterations, each resumed from the last basis, with the clock read between
+   * them. Only then: a resumed solve may pivot differently (steepest-edge weights
+   * start afresh), and earlier in a run the chunks changed the LPs of a
+   * 300-invocation root that took more (median 32 iterations, 90 % below 123,
+   * a few thousands), where the limit was far. */
+  double end = seconds > 0 ? nz_now() + seconds : 0;
+  int chunked = seconds > 0 && seconds < CLP_NEAR;
+  Clp_setMaximumIterations(lp->clp, chunked ? CLP_CHUNK : INT_MAX);
+  for (;;) {
+    if (dual) Clp_dual(lp->clp, 0);
+    else Clp_primal(lp->clp, 0);
+    if (!chunked || Clp_status(lp->clp) != 3 || nz_now() >= end) break;
+  }
   /* Stopped on an error (numerical trouble, measured: rare, after many
    * cut rows): the other method, then from scratch. */
   if (Clp_status(lp->clp) == 4) dual ? Clp_primal(lp->clp, 0) : Clp_dual(lp->clp, 0);

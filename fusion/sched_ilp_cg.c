@@ -665,7 +665,10 @@ static void keep(Pricer *P, double rc) {
 static void price_dfs(Pricer *P, int *cand, int nc, double pis, double pw) {
   CG *C = P->C;
   int W = C->W;
-  if ((++P->work & 1023) == 0 && out_of_time(C)) {
+  /* The clock every 64 nodes: a node with the cut bound costs up to milliseconds
+   * (a min cut over hundreds of nodes), and every 1024 let a 300-invocation search
+   * run 1.5 s past its deadline, and the region past its limit. */
+  if ((++P->work & 63) == 0 && out_of_time(C)) {
     P->complete = 0;
     return;
   }
@@ -1090,6 +1093,9 @@ static int solve_lp(CG *C, int dual) {
   C->lp_status = cg_lp_solve(C->lp, dual, left);
   if (C->lp_status == CG_LP_LIMIT) C->timed_out = 1;
   C->t_lp += nz_now() - t0;
+  if (nz_now() - t0 > 0.2 && getenv("NESSIE_CG_TRACE"))
+    fprintf(stderr, "ilp-cg: LP %ld (%s simplex, %d columns) took %.2f s of %.2f left, status %d\n", C->lps,
+            dual ? "dual" : "primal", C->cols.n, nz_now() - t0, left, C->lp_status);
   return C->lp_status == CG_LP_OPT || C->lp_status == CG_LP_INFEAS ? 0 : -1;
 }
 
