@@ -13,8 +13,8 @@
 #   big    greedy-down, greedy-up, ilp, ilp-lazy, ilp-decomp, ilp-cg (ilp-mono only times out)
 #   huge   greedy-down, greedy-up, ilp-decomp, ilp-cg (where the 100-in-1 s / 300-in-10 s goal stands)
 # default: small 5..40, big 60 80 100, huge 150 200 300; chains 2 4 8, seeds 1 2, 10 s
-# limit; 768 scheduler runs, 874 s wall on two cores with --jobs=2 (2026-11-22, commit
-# 3cb6f9a). Most big and huge ILP runs take their whole limit, so the wall time is
+# limit; 768 scheduler runs, 850 s wall on two cores with --jobs=2 (2026-11-23, commit
+# 572c830). Most big and huge ILP runs take their whole limit, so the wall time is
 # about (runs at the limit) x 10 s / jobs. Should it outgrow 15 minutes: mono_max=30
 # saves ~60 s, huge_solvers=glpk ~95 s (below). tiny runs in seconds (tests use it:
 # schema and plots, not timings); small in about a minute; large extends the grid

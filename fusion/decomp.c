@@ -324,8 +324,8 @@ static int late_part(const FusGraph *g, const int *cl, int x, const int *head, c
 
 /* Makes a partition acyclic by splitting clusters on each contracted cycle
  * in turn. A cluster the cycle jumps through splits in two, its early and late
- * parts (late_part), which breaks every cycle through both; of the clusters on
- * the cycle, the split that costs least is taken. When none splits so (every
+ * parts (late_part), which breaks every cycle that enters it late and leaves it
+ * early; of the clusters on the cycle, the split that costs least is taken. When none splits so (every
  * member late), the first jumped one splits into single invocations, as
  * before: a split into singletons never makes a cycle (a cycle through parts
  * of one former cluster would run between single invocations of a DAG). Each
@@ -482,10 +482,9 @@ int fus_sched_decomposed(const FusGraph *g, FusOptions *opt, FusSchedule *out, c
         fus_improve(g, start, movable, (long)(FUS_CHECKS_PER_SECOND * (opt->time_limit > 0 ? 0.01 * opt->time_limit : 0.1)));
       }
       if (merged_group[r]) {
-        /* A merged group: its parts' optima together, with the clusters
-         * that carry cycles split into single invocations until none is
-         * left (splitting a cluster into singletons never makes a cycle), is
-         * usually much closer to the optimum than greedy. */
+        /* A merged group: its parts' optima together, with the cycles
+         * between them repaired (fus_repair), is usually much closer to the
+         * optimum than greedy. */
         for (int i = 0; i < n; i++) sol[i] = grp[i] == r ? n + best[i] : i;
         fus_repair(g, sol, NULL, 0, gm->name, NULL, NULL);
         FusCost a, b;
