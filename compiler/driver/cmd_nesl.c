@@ -4,6 +4,7 @@
 #include "driver.h"
 #include "nesl.h"
 #include <malloc.h>
+#include <unistd.h>
 
 typedef struct {
   bool run, emit;
@@ -27,6 +28,23 @@ static int process_file(Job *j, const char *path, NzLoc from) {
   int ok = process_source(j, src);
   j->depth--;
   return ok;
+}
+
+/* The file named by `load "NAME"`: NAME relative to the loading file's directory, else
+ * to the current directory (where NESL looks); in each place NAME.nesl if NAME itself
+ * does not exist, since NESL lets a program omit the ".nesl" suffix. */
+static void load_path(NzBuf *path, const char *from, const char *name) {
+  const char *slash = strrchr(from, '/');
+  bool rel = name[0] != '/' && slash;
+  for (int i = rel ? 0 : 2; i < 4; i++) {
+    path->len = 0;
+    if (i < 2) nz_buf_printf(path, "%.*s/", (int)(slash - from), from);
+    nz_buf_printf(path, "%s%s", name, i % 2 ? ".nesl" : "");
+    if (access(path->s, R_OK) == 0) return;
+  }
+  path->len = 0; /* nothing found: report the name as resolved first */
+  if (rel) nz_buf_printf(path, "%.*s/", (int)(slash - from), from);
+  nz_buf_puts(path, name);
 }
 
 static void print_check(NlDecl *d) {
@@ -59,13 +77,8 @@ static int process_source(Job *j, NzSource *src) {
       break;
     }
     if (d->k == D_LOAD) {
-      /* relative to the loading file's directory */
-      const char *slash = strrchr(src->name, '/');
       NzBuf path = {0};
-      if (d->name[0] != '/' && slash)
-        nz_buf_printf(&path, "%.*s/%s", (int)(slash - src->name), src->name, d->name);
-      else
-        nz_buf_puts(&path, d->name);
+      load_path(&path, src->name, d->name);
       ok = process_file(j, path.s, d->loc);
       nz_buf_free(&path);
       continue;

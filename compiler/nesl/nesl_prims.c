@@ -461,17 +461,29 @@ static NlVal p_float_string(NlVal *a) {
   nz_buf_free(&b);
   return r;
 }
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 static NlVal p_parse_float(NlVal *a) {
-  char *s = cstr(A0), *end;
-  /* NESL's syntax: [+-]?[0-9]*(.[0-9]*)?(e[+-]?[0-9]+)? — strtod accepts more (hex, inf),
-   * so refuse those first */
-  bool ok = A0.s->n > 0;
-  for (char *p = s; *p; p++)
-    if (!strchr("0123456789+-.eE", *p)) ok = false;
-  errno = 0;
-  double d = ok ? strtod(s, &end) : 0;
-  if (!ok || *end) return nesl_mk_pair(vfloat(ok ? d : 0), vbool(false));
-  return nesl_mk_pair(vfloat(d), vbool(true));
+  /* the longest prefix of the form [+-]?[0-9]*(.[0-9]*)?(e[+-]?[0-9]+)? with at least one
+   * mantissa digit gives the value (like parse_int, "1.5x" is (1.5, f)); the flag says it
+   * is the whole string. strtod alone would also accept hex, inf and leading spaces. */
+  char *s = cstr(A0);
+  int n = A0.s->n, i = 0, digits = 0;
+  if (i < n && (s[i] == '+' || s[i] == '-')) i++;
+  for (; i < n && is_digit(s[i]); i++) digits++;
+  if (i < n && s[i] == '.')
+    for (i++; i < n && is_digit(s[i]); i++) digits++;
+  if (digits == 0) return nesl_mk_pair(vfloat(0), vbool(false));
+  if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+    int j = i + 1;
+    if (j < n && (s[j] == '+' || s[j] == '-')) j++;
+    if (j < n && is_digit(s[j])) {
+      while (j < n && is_digit(s[j])) j++;
+      i = j;
+    }
+  }
+  bool whole = i == n;
+  s[i] = 0;
+  return nesl_mk_pair(vfloat(strtod(s, NULL)), vbool(whole));
 }
 
 /* ---------- I/O ---------- */
