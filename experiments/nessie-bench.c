@@ -4,6 +4,7 @@
  * the plots in results/ depend on them). */
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -498,7 +499,7 @@ int main(int argc, char **argv) {
       solver_arg = nz_xstrdup(a + 9);
     } else if (!strncmp(a, "--time-limit=", 13)) {
       o.time_limit = strtod(a + 13, &end);
-      if (*end || o.time_limit <= 0) goto bad_value;
+      if (*end || end == a + 13 || !isfinite(o.time_limit) || o.time_limit <= 0) goto bad_value;
     } else if (!strncmp(a, "--format=", 9)) {
       o.format = a + 9;
       if (strcmp(o.format, "table") && strcmp(o.format, "csv") && strcmp(o.format, "json")) goto bad_value;

@@ -235,7 +235,7 @@ int cg_lp_solve(CgLp *lp, int dual, double seconds) {
     glp_init_smcp(&sp);
     sp.msg_lev = GLP_MSG_OFF;
     sp.meth = dual ? GLP_DUALP : GLP_PRIMAL;
-    if (seconds > 0) sp.tm_lim = (int)(seconds * 1000) + 1;
+    if (seconds > 0) sp.tm_lim = seconds * 1000 > 2e9 ? 2000000000 : (int)(seconds * 1000) + 1;
     int ret = glp_simplex(lp->glp, &sp);
     if (ret == GLP_EBADB || ret == GLP_ESING || ret == GLP_ECOND) {
       glp_adv_basis(lp->glp, 0);

@@ -1,6 +1,7 @@
 /* fuse.c — the fusion pipeline as the driver runs it (`nessie lcu fuse`,
  * `nessie lcu run --scheduler=S`): prepare regions, schedule each with the
  * chosen strategy, report the DESIGN.md metrics, draw, rewrite, re-check. */
+#include <math.h>
 #include <sys/stat.h>
 
 #include "driver.h"
@@ -39,7 +40,7 @@ int drv_fuse_option(DrvFuse *o, const char *a) {
   if (!strncmp(a, "--time-limit=", 13)) {
     char *end;
     o->opt.time_limit = strtod(a + 13, &end);
-    if (*end || end == a + 13 || o->opt.time_limit <= 0) {
+    if (*end || end == a + 13 || !isfinite(o->opt.time_limit) || o->opt.time_limit <= 0) {
       fprintf(stderr, "nessie: --time-limit wants a positive number of seconds, not '%s'\n", a + 13);
       return -1;
     }

@@ -32,5 +32,8 @@ ls "$tmp"/dot/*.dot >/dev/null 2>&1 || bad "--dot wrote no dot"
 "$b" --scheduler=magic gen:kernels=5 >/dev/null 2>&1; [ $? = 2 ] || bad "unknown scheduler must exit 2"
 "$b" --format=xml gen:kernels=5 >/dev/null 2>&1; [ $? = 2 ] || bad "unknown format must exit 2"
 "$b" >/dev/null 2>&1; [ $? = 2 ] || bad "no input must exit 2"
+for v in 0 -1 inf nan 1e999 ""; do
+  "$b" --time-limit=$v gen:kernels=5 >/dev/null 2>&1; [ $? = 2 ] || bad "--time-limit=$v must exit 2"
+done
 [ $fail = 0 ] && echo "nessie-bench command line ok"
 exit $fail

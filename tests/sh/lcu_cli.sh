@@ -120,6 +120,10 @@ dp=tests/lcu/dotprod.lcu
 expect_status 2 "fuse with an unknown scheduler" "$bin" lcu fuse "$dp" --scheduler=magic
 expect_status 2 "fuse with an unknown solver" "$bin" lcu fuse "$dp" --scheduler=ilp --solver=gurobi
 expect_status 2 "fuse with a negative time limit" "$bin" lcu fuse "$dp" --scheduler=ilp --time-limit=-1
+# Not a finite number: an infinite limit once reached GLPK as an int conversion overflow.
+for v in inf nan 1e999; do
+  expect_status 2 "fuse with time limit $v" "$bin" lcu fuse "$dp" --scheduler=ilp-cg --time-limit=$v
+done
 expect_status 1 "--dot naming a file" "$bin" lcu fuse "$dp" --scheduler=ilp --dot="$dp"
 # Every ILP strategy fails when --dump-ilp cannot be written (ilp and ilp-decomp
 # once reported the error and exited 0).
