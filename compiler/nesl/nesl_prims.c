@@ -293,6 +293,23 @@ static NlVal p_put(NlVal *a) {
   }
   return vseq(r);
 }
+/* append(a, b): a ++ b, copied whole. A sequence built empty-first may be boxed while the
+ * other holds scalars; then the scalar kind wins and elements are copied one by one. */
+static NlVal p_append(NlVal *a) {
+  NlSeq *x = A0.s, *y = A1.s;
+  if (x->n == 0) return A1;
+  if (y->n == 0) return A0;
+  int ek = x->ek == EK_BOXED ? y->ek : x->ek;
+  NlSeq *r = nesl_seq_new(ek, x->n + y->n);
+  if (x->ek == ek && y->ek == ek) {
+    memcpy(r->v, x->v, (size_t)x->n * (size_t)esz(x));
+    memcpy(eptr(r, x->n), y->v, (size_t)y->n * (size_t)esz(y));
+  } else {
+    for (int i = 0; i < x->n; i++) nesl_seq_set(r, i, nesl_seq_get(x, i));
+    for (int i = 0; i < y->n; i++) nesl_seq_set(r, x->n + i, nesl_seq_get(y, i));
+  }
+  return vseq(r);
+}
 static NlVal p_pack(NlVal *a) {
   NlSeq *v = A0.s;
   int m = 0;
@@ -748,6 +765,7 @@ const NlPrim nesl_prims[] = {
     {"__permute", "([a], [int]) -> [a] :: (a in any)", 2, p_permute},
     {"__read", "([a], [int]) -> [a] :: (a in any)", 2, p_read},
     {"__put", "([a], [int], [a]) -> [a] :: (a in any)", 3, p_put},
+    {"__append", "([a], [a]) -> [a] :: (a in any)", 2, p_append},
     {"__pack", "[(a, bool)] -> [a] :: (a in any)", 1, p_pack},
     {"__pack2", "([a], [bool]) -> [a] :: (a in any)", 2, p_pack2},
     {"__rank", "[a] -> [int] :: (a in ordinal)", 1, p_rank},
