@@ -16,7 +16,23 @@ typedef struct {
   const char *name;
   const LcuType *ty;
   int slot;
+  int prev; /* the scope's earlier binding of the same name, or -1 */
 } Sym;
+
+/* A stack of bindings with, per (interned) name, its latest binding, so a
+ * lookup is one probe instead of a walk down the stack: a generated region
+ * of 30,000 invocations is one function with 30,000 nested lets, and the
+ * walk made checking it quadratic (nessie-bench --scheduler=greedy-down on
+ * one took 3.5 s, now 2.3; `nessie lcu check` 0.79 s, now 0.50). The
+ * table keeps every name it has seen (top -1 when unbound). */
+typedef struct {
+  NZ_VEC(Sym) s;
+  struct ScopeSlot {
+    const char *name;
+    int top;
+  } *h;
+  size_t cap, used; /* cap a power of two, used <= cap / 2 */
+} Scope;
 
 /* A top-level name: the first kernel and the first function of that name. */
 typedef struct {
@@ -32,12 +48,12 @@ typedef struct {
   size_t ntops; /* a power of two */
   int errors;
   /* The frame being checked: a function body or a thunk. */
-  NZ_VEC(Sym) scope;
+  Scope scope;
   int nslots;
   int in_thunk;
   /* In a kernel: its parameters and the binders of earlier SOACs. */
   LcuKernel *kernel;
-  NZ_VEC(Sym) kscope;
+  Scope kscope;
 } Ck;
 
 NZ_PRINTF(3, 4) static void err(Ck *ck, NzLoc loc, const char *fmt, ...) {
@@ -122,18 +138,64 @@ static int check_decl_type(Ck *ck, const LcuType *t, NzLoc loc, const char *what
 
 /* ----------------------------------------------------------------- scopes */
 
-static Sym *lookup(Sym *v, int n, const char *name) {
-  for (int i = n - 1; i >= 0; i--)
-    if (v[i].name == name) return &v[i];
-  return NULL;
+static struct ScopeSlot *scope_slot(Scope *sc, const char *name, int add) {
+  if (add && (sc->used + 1) * 2 > sc->cap) { /* grow: rehash the names seen */
+    struct ScopeSlot *old = sc->h;
+    size_t oldcap = sc->cap;
+    sc->cap = oldcap ? oldcap * 2 : 64;
+    sc->h = nz_xcalloc(sc->cap, sizeof *sc->h);
+    for (size_t i = 0; i < oldcap; i++)
+      if (old[i].name) *scope_slot(sc, old[i].name, 0) = old[i];
+    free(old);
+  }
+  if (!sc->cap) return NULL;
+  size_t h = ((uintptr_t)name >> 4) * 0x9E3779B97F4A7C15ull;
+  for (size_t i = h & (sc->cap - 1);; i = (i + 1) & (sc->cap - 1)) {
+    struct ScopeSlot *x = &sc->h[i];
+    if (x->name == name) return x;
+    if (!x->name) {
+      if (!add) return x; /* empty: its name stays NULL, and callers see top -1 or fill it */
+      x->name = name, x->top = -1;
+      sc->used++;
+      return x;
+    }
+  }
+}
+
+/* The latest binding of name among the first n of the scope, or NULL. */
+static Sym *lookup(Scope *sc, int n, const char *name) {
+  struct ScopeSlot *x = scope_slot(sc, name, 0);
+  if (!x || !x->name) return NULL;
+  int i = x->top;
+  while (i >= n) i = sc->s.v[i].prev;
+  return i >= 0 ? &sc->s.v[i] : NULL;
+}
+
+static void scope_push(Scope *sc, const char *name, const LcuType *ty, int slot) {
+  struct ScopeSlot *x = scope_slot(sc, name, 1);
+  Sym s = {name, ty, slot, x->top};
+  x->top = sc->s.n;
+  nz_vec_push(sc->s, s);
+}
+
+/* Drops the bindings above the first n. */
+static void scope_pop_to(Scope *sc, int n) {
+  while (sc->s.n > n) {
+    Sym *s = &sc->s.v[--sc->s.n];
+    scope_slot(sc, s->name, 0)->top = s->prev;
+  }
+}
+
+static void scope_free(Scope *sc) {
+  nz_vec_free(sc->s);
+  free(sc->h);
 }
 
 /* Binds b in the current frame with a fresh slot. */
 static void bind(Ck *ck, LcuBinder *b, const LcuType *ty) {
   b->ty = ty;
   b->slot = ck->nslots++;
-  Sym s = {b->name, ty, b->slot};
-  nz_vec_push(ck->scope, s);
+  scope_push(&ck->scope, b->name, ty, b->slot);
 }
 
 /* Reports the second of two equal names among bs[0..n). */
@@ -316,9 +378,9 @@ static void check_args(Ck *ck, LcuExpr *e, const LcuBinder *params, int nparams,
 }
 
 static const LcuType *check_var(Ck *ck, LcuExpr *e, int array_ok) {
-  Sym *s = lookup(ck->scope.v, ck->scope.n, e->name);
+  Sym *s = lookup(&ck->scope, ck->scope.s.n, e->name);
   if (!s) {
-    if (ck->in_thunk && lookup(ck->kscope.v, ck->kscope.n, e->name))
+    if (ck->in_thunk && lookup(&ck->kscope, ck->kscope.s.n, e->name))
       err(ck, e->loc, "'%s' is a kernel variable that is not in the thunk's using list", e->name);
     else
       err(ck, e->loc, "unknown variable '%s'", e->name);
@@ -340,7 +402,7 @@ static const LcuType *check_let(Ck *ck, LcuExpr *e) {
   ck->nslots += e->nbinds;
   const LcuType *rt = check_expr(ck, e->args[0], 0);
   check_distinct(ck, e->binds, e->nbinds, "the names bound by let");
-  int mark = ck->scope.n, after = ck->nslots;
+  int mark = ck->scope.s.n, after = ck->nslots;
   ck->nslots = base;
   if (e->nbinds == 1) {
     bind(ck, &e->binds[0], rt);
@@ -356,7 +418,7 @@ static const LcuType *check_let(Ck *ck, LcuExpr *e) {
   }
   ck->nslots = after;
   const LcuType *bt = check_expr(ck, e->args[1], 0);
-  ck->scope.n = mark;
+  scope_pop_to(&ck->scope, mark);
   return bt;
 }
 
@@ -530,7 +592,7 @@ static const LcuType *check_expr(Ck *ck, LcuExpr *e, int array_ok) {
 /* ---------------------------------------------------------------- kernels */
 
 static Sym *kernel_var(Ck *ck, const char *name) {
-  return lookup(ck->kscope.v, ck->kscope.n, name);
+  return lookup(&ck->kscope, ck->kscope.s.n, name);
 }
 
 /* Resolves a size or PERMUTE's output length; seg: the SOAC iterates over a segdes. */
@@ -580,7 +642,7 @@ static void check_size(Ck *ck, LcuSoac *s, LcuSize *z, int seg, const char *what
 static const LcuType *check_thunk(Ck *ck, LcuSoac *s, LcuThunk *t, const char *role, int nparams,
                                   const LcuType *const *ptys, int index) {
   const char *sn = lcu_soac_name(s->kind);
-  ck->scope.n = 0;
+  scope_pop_to(&ck->scope, 0);
   ck->nslots = 0;
   ck->in_thunk = 1;
   check_distinct(ck, t->usings, t->nusing, "the using list");
@@ -594,8 +656,7 @@ static const LcuType *check_thunk(Ck *ck, LcuSoac *s, LcuThunk *t, const char *r
           "the using list names '%s', which is not a parameter of kernel '%s' or a name bound by "
           "an earlier SOAC",
           u->name, ck->kernel->name);
-    Sym c = {u->name, u->ty, ck->nslots++};
-    nz_vec_push(ck->scope, c);
+    scope_push(&ck->scope, u->name, u->ty, ck->nslots++);
   }
   if (nparams >= 0 && t->nparams != nparams) {
     const char *why =
@@ -607,7 +668,7 @@ static const LcuType *check_thunk(Ck *ck, LcuSoac *s, LcuThunk *t, const char *r
   check_distinct(ck, t->params, t->nparams, "the thunk's parameters");
   for (int i = 0; i < t->nparams; i++) {
     LcuBinder *b = &t->params[i];
-    if (lookup(ck->scope.v, t->nusing, b->name))
+    if (lookup(&ck->scope, t->nusing, b->name))
       err(ck, or_loc(b->loc, t->loc), "thunk parameter '%s' has the name of a captured variable",
           b->name);
     const LcuType *ty = index ? lcu_type_base(LT_INT) : (i < nparams && ptys ? ptys[i] : NULL);
@@ -744,14 +805,13 @@ static void check_soac(Ck *ck, LcuSoac *s) {
           "'%s' is already bound in kernel '%s' (SOAC binders cannot shadow)", b->name,
           ck->kernel->name);
     b->slot = ck->kernel->nslots++;
-    Sym v = {b->name, b->ty, b->slot};
-    nz_vec_push(ck->kscope, v);
+    scope_push(&ck->kscope, b->name, b->ty, b->slot);
   }
 }
 
 static void check_kernel(Ck *ck, LcuKernel *k) {
   ck->kernel = k;
-  ck->kscope.n = 0;
+  scope_pop_to(&ck->kscope, 0);
   k->nslots = 0;
   check_distinct(ck, k->params, k->nparams, "the kernel's parameters");
   for (int i = 0; i < k->nparams; i++) {
@@ -765,8 +825,7 @@ static void check_kernel(Ck *ck, LcuKernel *k) {
       ok = 0;
     }
     b->slot = k->nslots++;
-    Sym v = {b->name, ok ? b->ty : NULL, b->slot}; /* NULL: no errors about its uses */
-    nz_vec_push(ck->kscope, v);
+    scope_push(&ck->kscope, b->name, ok ? b->ty : NULL, b->slot); /* NULL: no errors about its uses */
   }
   int ret_ok = check_decl_type(ck, k->ret, k->loc,
                                nz_sprintf(ck->tmp, "the result of kernel '%s'", k->name));
@@ -805,7 +864,7 @@ static void check_kernel(Ck *ck, LcuKernel *k) {
 /* -------------------------------------------------------------- functions */
 
 static void check_func(Ck *ck, LcuFunc *f) {
-  ck->scope.n = 0;
+  scope_pop_to(&ck->scope, 0);
   ck->nslots = 0;
   ck->in_thunk = 0;
   check_distinct(ck, f->params, f->nparams, "the function's parameters");
@@ -888,8 +947,8 @@ int lcu_check(LcuProgram *p) {
       ck.errors++;
     }
   }
-  nz_vec_free(ck.scope);
-  nz_vec_free(ck.kscope);
+  scope_free(&ck.scope);
+  scope_free(&ck.kscope);
   free(ck.tops);
   nz_arena_free(ck.tmp);
   return ck.errors;
