@@ -5,8 +5,12 @@
  * dashed and grey, so the picture alone shows what a schedule saves. */
 #include "fusion.h"
 
+#include <errno.h>
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static char *S(const char *s) { return (char *)s; } /* cgraph's API is not const-correct */
 
@@ -37,6 +41,76 @@ const char *__lsan_default_suppressions(void) {
 
 static void set(void *obj, const char *attr, const char *value) { agsafeset(obj, S(attr), S(value), S("")); }
 
+/* Graphviz's errors while laying out and rendering: the first whole line
+ * that is an error is kept for our message (dot's own can run to thousands
+ * of lines); warnings pass through to stderr. Graphviz hands a message over
+ * in pieces ("Error", ": ", "lost ... edge\n"). */
+static char gv_line[512], gv_first_error[256];
+static int gv_capture(char *msg) {
+  size_t len = strlen(gv_line);
+  snprintf(gv_line + len, sizeof gv_line - len, "%s", msg);
+  char *nl = strchr(gv_line, '\n');
+  if (!nl && strlen(gv_line) + 1 < sizeof gv_line) return 0;
+  if (nl) *nl = 0;
+  if (strncmp(gv_line, "Warning", 7) == 0) fprintf(stderr, "%s\n", gv_line);
+  else if (!gv_first_error[0]) snprintf(gv_first_error, sizeof gv_first_error, "%.255s", gv_line);
+  gv_line[0] = 0;
+  return 0;
+}
+
+/* Lays out G and renders it as BASE.svg (and .png). Runs in a child
+ * process: Graphviz 2.42's dot layout has known crashes on some clustered
+ * graphs (a double free after it loses an edge, errors its libpath prints
+ * without reporting them), and a crash there must not take the compiler
+ * down or leave a half-written picture. Returns 0, or -1 with a message. */
+static int render(Agraph_t *G, const char *base, int png) {
+  size_t blen = strlen(base) + 8;
+  char *svg = nz_xmalloc(blen), *pngp = nz_xmalloc(blen);
+  snprintf(svg, blen, "%s.svg", base);
+  snprintf(pngp, blen, "%s.png", base);
+  GVC_t *gvc = gvc_get(); /* loaded once, here; each child inherits it */
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    gv_line[0] = gv_first_error[0] = 0;
+    agreseterrors();
+    agseterrf(gv_capture);
+    int rc = 0;
+    if (gvLayout(gvc, G, "dot") != 0 || agerrors() >= AGERR) {
+      nz_error("graphviz could not lay out %s.dot%s%s", base, gv_first_error[0] ? ": " : "", gv_first_error);
+      rc = 1;
+    } else if (gvRenderFilename(gvc, G, "svg", svg) != 0 || (png && gvRenderFilename(gvc, G, "png", pngp) != 0) ||
+               agerrors() >= AGERR) {
+      nz_error("graphviz could not draw %s%s%s", base, gv_first_error[0] ? ": " : "", gv_first_error);
+      rc = 1;
+    }
+    fflush(stderr);
+    _exit(rc); /* no atexit handlers, no flushing the parent's buffers again */
+  }
+  int status = 0, rc = 0;
+  if (pid < 0) {
+    nz_error("cannot draw %s: fork: %s", base, strerror(errno));
+    rc = -1;
+  } else {
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (WIFSIGNALED(status)) {
+      nz_error("graphviz crashed (signal %d) drawing %s; %s.dot is written", WTERMSIG(status), base, base);
+      rc = -1;
+    } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      rc = -1;
+    }
+  }
+  if (rc != 0) { /* no half-written pictures */
+    unlink(svg);
+    unlink(pngp);
+  }
+  free(svg);
+  free(pngp);
+  return rc;
+}
+
 int fus_dot_write(const FusGraph *g, const int *cl_in, const char *title, const char *base, int png) {
   int n = g->ninv;
   int *cl = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
@@ -50,6 +124,11 @@ int fus_dot_write(const FusGraph *g, const int *cl_in, const char *title, const 
   set(G, "label", title ? title : "region");
   set(G, "labelloc", "t");
   set(G, "fontname", "Helvetica");
+  /* Rank the whole graph at once rather than cluster by cluster: dot's
+   * default ranking loses edges between clusters on larger regions
+   * ("Error: lost inv192 inv294 edge" at 300 invocations), after which
+   * Graphviz 2.42 frees the layout twice and the process aborts. */
+  set(G, "newrank", "true");
   agattr(G, AGNODE, S("fontname"), S("Helvetica"));
   agattr(G, AGEDGE, S("fontname"), S("Helvetica"));
   agattr(G, AGEDGE, S("fontsize"), S("10"));
@@ -79,7 +158,6 @@ int fus_dot_write(const FusGraph *g, const int *cl_in, const char *title, const 
     set(node[i], "style", "filled");
     set(node[i], "fillcolor", "white");
   }
-  Agnode_t *out = NULL;
   for (int v = 0; v < g->nvar; v++) {
     const FusVar *x = &g->var[v];
     Agnode_t *from;
@@ -106,11 +184,14 @@ int fus_dot_write(const FusGraph *g, const int *cl_in, const char *title, const 
         set(e, "style", "dotted");
     }
     if (x->live_out && x->producer >= 0) {
-      if (!out) {
-        out = agnode(G, S("live_out"), 1);
-        set(out, "label", "live out");
-        set(out, "shape", "plaintext");
-      }
+      /* One "live out" mark per array, next to its producer: a single node
+       * for all of them drew an edge from every level to the bottom, and
+       * dot's layout grew with the edges' length (a chain of 300
+       * invocations: 21,618 virtual nodes, 38 s to place them). */
+      snprintf(buf, sizeof buf, "out%d", v);
+      Agnode_t *out = agnode(G, buf, 1);
+      set(out, "label", "live out");
+      set(out, "shape", "plaintext");
       snprintf(buf, sizeof buf, "o%d", v);
       Agedge_t *e = agedge(G, from, out, buf, 1);
       set(e, "label", x->name);
@@ -128,23 +209,7 @@ int fus_dot_write(const FusGraph *g, const int *cl_in, const char *title, const 
   } else {
     agwrite(G, f);
     fclose(f);
-    GVC_t *gvc = gvc_get();
-    if (gvLayout(gvc, G, "dot") != 0) {
-      nz_error("graphviz could not lay out %s", path);
-      rc = -1;
-    } else {
-      snprintf(path, blen, "%s.svg", base);
-      if (gvRenderFilename(gvc, G, "svg", path) != 0) {
-        nz_error("graphviz could not render %s", path);
-        rc = -1;
-      }
-      snprintf(path, blen, "%s.png", base);
-      if (rc == 0 && png && gvRenderFilename(gvc, G, "png", path) != 0) {
-        nz_error("graphviz could not render %s", path);
-        rc = -1;
-      }
-      gvFreeLayout(gvc, G);
-    }
+    rc = render(G, base, png);
   }
   agclose(G);
   free(path);
