@@ -471,7 +471,7 @@ static int make_dir(const char *d, const char *opt) {
   return -1;
 }
 
-int main(int argc, char **argv) {
+static int bench_main(int argc, char **argv) {
   nz_progname = "nessie-bench";
   Opts o = {0};
   o.format = "table";
@@ -588,3 +588,6 @@ done:
   nz_intern_free_all();
   return rc;
 }
+
+/* On a 1 GB stack: the passes recurse along let chains (stack.c). */
+int main(int argc, char **argv) { return nz_main_on_big_stack(bench_main, argc, argv); }

@@ -61,6 +61,11 @@ void nz_buf_puts(NzBuf *b, const char *s);
 void nz_buf_printf(NzBuf *b, const char *fmt, ...) NZ_PRINTF(2, 3);
 void nz_buf_free(NzBuf *b);
 
+/* ---- stack.c: runs fn(argc, argv) on a thread with a 1 GB stack (the tools'
+ * mains: the passes recurse along let chains) and returns its result ---- */
+#define NZ_BIG_STACK ((size_t)1 << 30)
+int nz_main_on_big_stack(int (*fn)(int, char **), int argc, char **argv);
+
 /* ---- clock.c: seconds on a monotonic clock, for time limits and reports ---- */
 double nz_now(void);
 

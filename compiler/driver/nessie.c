@@ -9,7 +9,7 @@ static void usage(FILE *f) {
         f);
 }
 
-int main(int argc, char **argv) {
+static int nessie_main(int argc, char **argv) {
   int rc;
   if (argc < 2) {
     usage(stderr);
@@ -32,3 +32,6 @@ int main(int argc, char **argv) {
   nz_intern_free_all();
   return rc;
 }
+
+/* On a 1 GB stack: the passes recurse along let chains (stack.c). */
+int main(int argc, char **argv) { return nz_main_on_big_stack(nessie_main, argc, argv); }

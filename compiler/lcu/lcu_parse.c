@@ -38,6 +38,7 @@ typedef struct {
   int has_peek;
   LcuProgram *prog;
   int depth; /* nesting of the expression or type being parsed (nest) */
+  int chain; /* lets and else-branches enclosing the expression being parsed */
   jmp_buf fail;
 } Parser;
 
@@ -47,6 +48,12 @@ typedef struct {
  * shape of a long region, is not nesting: a let's body is parsed at the
  * let's own depth. */
 enum { MAX_NESTING = 1000 };
+
+/* A chain still makes every pass recurse once per let. The tools run on a
+ * 1 GB stack (stack.c), where 1.5 million lets were checked, printed, run
+ * and fused; a longer chain is an error rather than a stack overflow. */
+enum { MAX_CHAIN = 1000000 };
+
 
 /* Growable arrays in the program's arena: a syntax error longjmps out of
  * any depth, and the arena is freed with the program, so nothing leaks. */
@@ -75,6 +82,9 @@ static void fail_at(Parser *ps, NzLoc loc, const char *fmt, ...) {
   nz_verror_at(loc, fmt, ap);
   va_end(ap);
   longjmp(ps->fail, 1);
+}
+static void chain_step(Parser *ps, NzLoc loc) {
+  if (++ps->chain > MAX_CHAIN) fail_at(ps, loc, "more than %d lets or else-branches in one chain", MAX_CHAIN);
 }
 
 static void nest(Parser *ps, int by) {
@@ -526,7 +536,9 @@ static LcuExpr *parse_expr(Parser *ps) {
     expect(ps, T_EQ, "'='");
     LcuExpr *rhs = parse_inner(ps);
     expect_kw(ps, "in");
+    chain_step(ps, t.loc);
     LcuExpr *body = parse_expr(ps);
+    ps->chain--;
     LcuExpr *e = lcu_let(ps->prog, n, bs, rhs, body, t.loc);
     return e;
   }
@@ -535,7 +547,9 @@ static LcuExpr *parse_expr(Parser *ps) {
     expect_kw(ps, "then");
     LcuExpr *a = parse_inner(ps);
     expect_kw(ps, "else");
+    chain_step(ps, t.loc);
     LcuExpr *b = parse_expr(ps);
+    ps->chain--;
     return lcu_if(ps->prog, c, a, b, t.loc);
   }
   return parse_binary(ps, 1);
