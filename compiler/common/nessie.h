@@ -61,6 +61,25 @@ void nz_buf_puts(NzBuf *b, const char *s);
 void nz_buf_printf(NzBuf *b, const char *fmt, ...) NZ_PRINTF(2, 3);
 void nz_buf_free(NzBuf *b);
 
+/* ---- scope.c: a stack of bindings indexed by (interned) name. Entries are
+ * numbered 0..n-1 as pushed; the caller keeps their payloads in a stack of
+ * its own, pushed and popped in step. ---- */
+typedef struct {
+  const char *name;
+  int top; /* the name's latest entry, -1 when none */
+} NzScopeSlot;
+typedef struct {
+  int n, cap;
+  int *prev;          /* per entry: the earlier entry of the same name, or -1 */
+  const char **names; /* per entry */
+  NzScopeSlot *h;     /* open addressing on the pointer; keeps every name seen */
+  size_t hcap, used;
+} NzScopeIndex;
+void nz_scope_push(NzScopeIndex *x, const char *name);
+int nz_scope_find(const NzScopeIndex *x, const char *name, int limit); /* latest entry < limit, or -1 */
+void nz_scope_pop_to(NzScopeIndex *x, int n);
+void nz_scope_free(NzScopeIndex *x);
+
 /* ---- stack.c: runs fn(argc, argv) on a thread with a 1 GB stack (the tools'
  * mains: the passes recurse along let chains) and returns its result ---- */
 #define NZ_BIG_STACK ((size_t)1 << 30)

@@ -16,22 +16,16 @@ typedef struct {
   const char *name;
   const LcuType *ty;
   int slot;
-  int prev; /* the scope's earlier binding of the same name, or -1 */
 } Sym;
 
-/* A stack of bindings with, per (interned) name, its latest binding, so a
- * lookup is one probe instead of a walk down the stack: a generated region
- * of 30,000 invocations is one function with 30,000 nested lets, and the
- * walk made checking it quadratic (nessie-bench --scheduler=greedy-down on
- * one took 3.5 s, now 2.3; `nessie lcu check` 0.79 s, now 0.50). The
- * table keeps every name it has seen (top -1 when unbound). */
+/* A stack of bindings, indexed by name (NzScopeIndex): a generated region
+ * of 30,000 invocations is one function with 30,000 nested lets, and
+ * walking the stack for each lookup made checking it quadratic
+ * (nessie-bench --scheduler=greedy-down on one took 3.5 s, now 2.3;
+ * `nessie lcu check` 0.79 s, now 0.50). */
 typedef struct {
   NZ_VEC(Sym) s;
-  struct ScopeSlot {
-    const char *name;
-    int top;
-  } *h;
-  size_t cap, used; /* cap a power of two, used <= cap / 2 */
+  NzScopeIndex ix;
 } Scope;
 
 /* A top-level name: the first kernel and the first function of that name. */
@@ -138,57 +132,27 @@ static int check_decl_type(Ck *ck, const LcuType *t, NzLoc loc, const char *what
 
 /* ----------------------------------------------------------------- scopes */
 
-static struct ScopeSlot *scope_slot(Scope *sc, const char *name, int add) {
-  if (add && (sc->used + 1) * 2 > sc->cap) { /* grow: rehash the names seen */
-    struct ScopeSlot *old = sc->h;
-    size_t oldcap = sc->cap;
-    sc->cap = oldcap ? oldcap * 2 : 64;
-    sc->h = nz_xcalloc(sc->cap, sizeof *sc->h);
-    for (size_t i = 0; i < oldcap; i++)
-      if (old[i].name) *scope_slot(sc, old[i].name, 0) = old[i];
-    free(old);
-  }
-  if (!sc->cap) return NULL;
-  size_t h = ((uintptr_t)name >> 4) * 0x9E3779B97F4A7C15ull;
-  for (size_t i = h & (sc->cap - 1);; i = (i + 1) & (sc->cap - 1)) {
-    struct ScopeSlot *x = &sc->h[i];
-    if (x->name == name) return x;
-    if (!x->name) {
-      if (!add) return x; /* empty: its name stays NULL, and callers see top -1 or fill it */
-      x->name = name, x->top = -1;
-      sc->used++;
-      return x;
-    }
-  }
-}
-
 /* The latest binding of name among the first n of the scope, or NULL. */
 static Sym *lookup(Scope *sc, int n, const char *name) {
-  struct ScopeSlot *x = scope_slot(sc, name, 0);
-  if (!x || !x->name) return NULL;
-  int i = x->top;
-  while (i >= n) i = sc->s.v[i].prev;
+  int i = nz_scope_find(&sc->ix, name, n);
   return i >= 0 ? &sc->s.v[i] : NULL;
 }
 
 static void scope_push(Scope *sc, const char *name, const LcuType *ty, int slot) {
-  struct ScopeSlot *x = scope_slot(sc, name, 1);
-  Sym s = {name, ty, slot, x->top};
-  x->top = sc->s.n;
+  Sym s = {name, ty, slot};
   nz_vec_push(sc->s, s);
+  nz_scope_push(&sc->ix, name);
 }
 
 /* Drops the bindings above the first n. */
 static void scope_pop_to(Scope *sc, int n) {
-  while (sc->s.n > n) {
-    Sym *s = &sc->s.v[--sc->s.n];
-    scope_slot(sc, s->name, 0)->top = s->prev;
-  }
+  sc->s.n = n;
+  nz_scope_pop_to(&sc->ix, n);
 }
 
 static void scope_free(Scope *sc) {
   nz_vec_free(sc->s);
-  free(sc->h);
+  nz_scope_free(&sc->ix);
 }
 
 /* Binds b in the current frame with a fresh slot. */

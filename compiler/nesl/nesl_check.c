@@ -340,6 +340,7 @@ typedef struct {
 typedef struct {
   NlEnv *env;
   NZ_VEC(Local) scope;
+  NzScopeIndex ix; /* scope's entries by name (a lookup is one probe, not a walk) */
   int depth;
   int nslots[64]; /* per frame depth */
   int in_each;      /* inside the body or sieve of an apply-to-each */
@@ -365,6 +366,13 @@ static int new_slot(C *c) { return c->nslots[c->depth]++; }
 static void push_local(C *c, const char *name, NlType *ty, int slot) {
   Local l = {name, ty, c->depth, slot};
   nz_vec_push(c->scope, l);
+  nz_scope_push(&c->ix, name);
+}
+
+/* Drops the locals above the first n. */
+static void pop_locals(C *c, int n) {
+  c->scope.n = n;
+  nz_scope_pop_to(&c->ix, n);
 }
 
 static int class_of(const char *name) {
@@ -551,14 +559,13 @@ static NlType *check(C *c, NlExpr *e);
 
 static NlType *check_var(C *c, NlExpr *e) {
   if (!e->op) {
-    for (int i = c->scope.n - 1; i >= 0; i--) {
+    int i = nz_scope_find(&c->ix, e->name, c->scope.n);
+    if (i >= 0) {
       Local *l = &c->scope.v[i];
-      if (l->name == e->name) {
-        e->vk = VK_LOCAL;
-        e->up = c->depth - l->depth;
-        e->slot = l->slot;
-        return l->ty;
-      }
+      e->vk = VK_LOCAL;
+      e->up = c->depth - l->depth;
+      e->slot = l->slot;
+      return l->ty;
     }
   }
   int g = e->op ? basis_lookup(c->env, nz_intern_cstr(op_target(e->name)))
@@ -617,7 +624,7 @@ static NlType *check_each(C *c, NlExpr *e) {
   NlType *bt = check_each_body(c, e);
   c->in_each--;
   if (!bt) return NULL;
-  c->scope.n = mark;
+  pop_locals(c, mark);
   return ty_seq(bt);
 }
 
@@ -703,7 +710,7 @@ static NlType *check(C *c, NlExpr *e) {
       if (!vt || !bind_pattern(c, e->pats[i], vt, false)) return NULL;
     }
     t = check(c, e->a);
-    c->scope.n = mark;
+    pop_locals(c, mark);
     break;
   }
   case E_SEQ: {
@@ -757,7 +764,7 @@ static NlType *check(C *c, NlExpr *e) {
     if (bind_pattern(c, e->pats[0], arg, false)) body = check(c, e->a);
     e->nslots = c->nslots[c->depth];
     c->depth--;
-    c->scope.n = mark;
+    pop_locals(c, mark);
     if (body) {
       t = ty_fun(arg, body);
       t->fnid = ty_fnid();
@@ -821,7 +828,7 @@ static int check_fun(C *c, NlDecl *d) {
   d->global = g;
   c->depth = 0;
   c->nslots[0] = 0;
-  c->scope.n = 0;
+  pop_locals(c, 0);
   NlType *arg = R(ft)->a, *res = R(ft)->b;
   if (!bind_pattern(c, d->pat, arg, false)) return 0;
   NlType *bt = check(c, d->body);
@@ -834,7 +841,7 @@ static int check_fun(C *c, NlDecl *d) {
     return 0;
   }
   d->nslots = c->nslots[0];
-  c->scope.n = 0;
+  pop_locals(c, 0);
   env->globals.v[g].serial = c->serial_seen;
   env->globals.v[g].ty = generalize_fun(ft, d);
   if (!forward) env->globals.v[g].older = same_typed_older(env, g);
@@ -937,6 +944,7 @@ int nesl_check_decl(NlEnv *env, NlDecl *d) {
   default: break;
   }
   nz_vec_free(c.scope);
+  nz_scope_free(&c.ix);
   if (c.failed) ok = 0;
   return ok;
 }
@@ -955,6 +963,7 @@ NlType *nesl_type_from_string(NlEnv *env, const char *s) {
     tv.gen = true;
     if (read_context(&c, ctx, n, &tv)) t = conv_type(&c, x, &tv);
     nz_vec_free(c.scope);
+    nz_scope_free(&c.ix);
   }
   nz_source_free(src);
   if (!t) nz_die("bad primitive type '%s'", s);
