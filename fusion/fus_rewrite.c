@@ -392,6 +392,27 @@ static int mergeable_kind(LcuSoacKind k) {
   return k == LS_MAP || k == LS_REDUCE || k == LS_SCAN || k == LS_ONCE || k == LS_SEGREDUCE || k == LS_SEGSCAN;
 }
 
+/* t's body gained the expression `tail` (a let's right-hand side at the end
+ * of its spine): its using list gets the free variables of tail it lacks,
+ * appended, without walking the whole body again (recapture on every merge
+ * of a group of k siblings walked k^2/2 lets). recapture would list them
+ * before those only the final tuple uses; the order means nothing. */
+static void recapture_tail(LcuProgram *p, LcuThunk *t, const LcuExpr *tail) {
+  const char **fv;
+  int n = fus_free_vars(tail, &fv), m = t->nusing;
+  LcuBinder *u = lcu_binders(p, m + n);
+  memcpy(u, t->usings, sizeof(LcuBinder) * (size_t)m);
+  for (int i = 0; i < n; i++) {
+    int skip = 0;
+    for (int q = 0; q < t->nparams; q++) skip |= t->params[q].name == fv[i];
+    for (int q = 0; q < m && !skip; q++) skip |= u[q].name == fv[i];
+    if (!skip) u[m++] = lcu_binder(fv[i], NULL, t->loc);
+  }
+  t->usings = u;
+  t->nusing = m;
+  free(fv);
+}
+
 /* A copy of the spine of e (the let nodes of its body chain; right-hand
  * sides are shared) with its tail replaced by `tail`. */
 static LcuExpr *respine(LcuProgram *p, const LcuExpr *e, LcuExpr *tail) {
@@ -408,59 +429,123 @@ static const LcuExpr *spine_tail(const LcuExpr *e, const LcuThunk *tb, const cha
   return e;
 }
 
+/* The thunks merge_horizontal built, each with the last let of its body's
+ * spine (`let y = ... in (tuple)`), which the next merge into the same
+ * thunk extends in place instead of copying the spine, and the SOAC's
+ * binder and operator arrays, which grow by doubling. */
+typedef struct {
+  const LcuThunk *t;
+  LcuExpr *last;
+  LcuBinder *binds;
+  LcuRop *rops;
+  int bcap, rcap;
+} HTail;
+typedef NZ_VEC(HTail) HTails;
+
+static HTail *find_tail(HTails *ht, const LcuThunk *t) {
+  for (int k = 0; k < ht->n; k++)
+    if (ht->v[k].t == t) return &ht->v[k];
+  return NULL;
+}
+
+/* The last let of t's spine if merge_horizontal made it and it is still
+ * there, still ending in the tuple of t's na components; else NULL. */
+static LcuExpr *own_tail(HTails *ht, const LcuThunk *t, int na) {
+  HTail *h = find_tail(ht, t);
+  if (!h) return NULL;
+  const LcuExpr *e = t->body;
+  while (e->kind == LE_LET && e != h->last) e = e->args[1];
+  if (e != h->last || h->last->args[1]->kind != LE_TUPLE || h->last->args[1]->nargs != na) return NULL;
+  return h->last;
+}
+
+/* A's binders and reduction operators get B's, appended. */
+static void merge_outputs(LcuProgram *p, HTail *h, LcuSoac *A, const LcuSoac *B) {
+  int nb = A->nbinds + B->nbinds, nr = A->nrops + B->nrops;
+  if (A->binds != h->binds || nb > h->bcap) {
+    h->bcap = 2 * nb;
+    h->binds = lcu_binders(p, h->bcap);
+    memcpy(h->binds, A->binds, sizeof(LcuBinder) * (size_t)A->nbinds);
+  }
+  memcpy(h->binds + A->nbinds, B->binds, sizeof(LcuBinder) * (size_t)B->nbinds);
+  A->binds = h->binds;
+  A->nbinds = nb;
+  if (A->nrops || B->nrops) {
+    if (A->rops != h->rops || nr > h->rcap) {
+      h->rcap = 2 * nr;
+      h->rops = NZ_NEWN(p->arena, LcuRop, h->rcap);
+      memcpy(h->rops, A->rops, sizeof(LcuRop) * (size_t)A->nrops);
+    }
+    memcpy(h->rops + A->nrops, B->rops, sizeof(LcuRop) * (size_t)B->nrops);
+    A->rops = h->rops;
+    A->nrops = nr;
+  }
+}
+
 /* Horizontal: A and B become one SOAC in A's place. B's body, instantiated
  * at A's index, goes at the tail of A's body: when that tail is the tuple of
  * A's components (A is itself a merge, or returns a tuple literal), the
  * tuple gets B's components, so a kernel of k merged siblings has a body of
  * k lets, not k nested destructurings of 1, 2, ..., k-1 components: that
  * was quadratic in size and in time (500 sibling MAPs: 1.8 s and 0.5 GB to
- * fuse, 1000: 29 s and 4 GB to fuse and run). A's body is not copied. */
-static void merge_horizontal(LcuProgram *p, FusNames *names, LcuSoac *A, const LcuSoac *B) {
+ * fuse, 1000: 29 s and 4 GB to fuse and run). A's body is not copied. When
+ * A's thunk is one this built (ht), its spine is extended in place; else
+ * the spine is copied (respine) and the new thunk noted. Copying it, and
+ * the binders, at every merge of a group of k siblings allocated memory
+ * quadratic in k (4000 siblings: 0.8 GB). */
+static void merge_horizontal(LcuProgram *p, FusNames *names, HTails *ht, LcuSoac *A, const LcuSoac *B) {
   NzLoc loc = A->thunks[0]->loc;
   int na = thunk_arity(A), nb = thunk_arity(B);
   int np = A->kind == LS_ONCE ? 0 : 1;
-  const LcuThunk *ta = A->thunks[0], *tb = B->thunks[0];
+  LcuThunk *ta = A->thunks[0];
+  const LcuThunk *tb = B->thunks[0];
   const char *j = np ? ta->params[0].name : NULL;
   const LcuExpr *tail = np && captures(tb, j) ? NULL : spine_tail(ta->body, tb, j);
-  LcuExpr *body;
   LcuBinder *y = fresh_binders(p, names, nb, "y", loc);
+  LcuExpr *mine = tail ? own_tail(ht, ta, na) : NULL, *body = NULL, *last;
   if (!tail) { /* a name clash: both bodies copied at a fresh index, side by side */
     j = np ? fus_fresh(names, "j") : NULL;
     LcuBinder *x = fresh_binders(p, names, na, "x", loc);
     LcuExpr **all = lcu_exprs(p, na + nb);
     for (int k = 0; k < na; k++) all[k] = lcu_var(p, x[k].name, loc);
     for (int k = 0; k < nb; k++) all[na + k] = lcu_var(p, y[k].name, loc);
-    body = lcu_let(p, nb, y, body_at(p, names, tb, np, &j), lcu_tuple(p, na + nb, all, loc), loc);
-    body = lcu_let(p, na, x, body_at(p, names, ta, np, &j), body, loc);
+    last = lcu_let(p, nb, y, body_at(p, names, tb, np, &j), lcu_tuple(p, na + nb, all, loc), loc);
+    body = lcu_let(p, na, x, body_at(p, names, ta, np, &j), last, loc);
   } else {
     LcuExpr *bb = body_at(p, names, tb, np, &j), **all = lcu_exprs(p, na + nb);
-    if (tail->kind == LE_TUPLE && tail->nargs == na) {
-      for (int k = 0; k < na; k++) all[k] = tail->args[k];
+    const LcuExpr *tup = mine ? mine->args[1] : tail;
+    if (tup->kind == LE_TUPLE && tup->nargs == na) {
+      for (int k = 0; k < na; k++) all[k] = tup->args[k];
       for (int k = 0; k < nb; k++) all[na + k] = lcu_var(p, y[k].name, loc);
-      body = respine(p, ta->body, lcu_let(p, nb, y, bb, lcu_tuple(p, na + nb, all, loc), loc));
+      last = lcu_let(p, nb, y, bb, lcu_tuple(p, na + nb, all, loc), loc);
+      if (mine) mine->args[1] = last; /* in place: the same thunk, one more let */
+      else body = respine(p, ta->body, last);
     } else {
       LcuBinder *x = fresh_binders(p, names, na, "x", loc);
       for (int k = 0; k < na; k++) all[k] = lcu_var(p, x[k].name, loc);
       for (int k = 0; k < nb; k++) all[na + k] = lcu_var(p, y[k].name, loc);
-      body = lcu_let(p, na, x, ta->body, lcu_let(p, nb, y, bb, lcu_tuple(p, na + nb, all, loc), loc), loc);
+      last = lcu_let(p, nb, y, bb, lcu_tuple(p, na + nb, all, loc), loc);
+      body = lcu_let(p, na, x, ta->body, last, loc);
     }
   }
-  LcuBinder jb = lcu_binder(j ? j : "j", NULL, loc);
-  LcuThunk *t = lcu_thunk_new(p, np, &jb, body, 0, NULL, loc);
-  recapture(p, t);
-  A->thunks[0] = t;
-  LcuBinder *binds = lcu_binders(p, A->nbinds + B->nbinds);
-  memcpy(binds, A->binds, sizeof(LcuBinder) * (size_t)A->nbinds);
-  memcpy(binds + A->nbinds, B->binds, sizeof(LcuBinder) * (size_t)B->nbinds);
-  A->binds = binds;
-  A->nbinds += B->nbinds;
-  if (A->nrops || B->nrops) {
-    LcuRop *r = NZ_NEWN(p->arena, LcuRop, A->nrops + B->nrops);
-    memcpy(r, A->rops, sizeof(LcuRop) * (size_t)A->nrops);
-    memcpy(r + A->nrops, B->rops, sizeof(LcuRop) * (size_t)B->nrops);
-    A->rops = r;
-    A->nrops += B->nrops;
+  HTail *h = find_tail(ht, ta);
+  if (body) { /* a new thunk */
+    LcuBinder jb = lcu_binder(j ? j : "j", NULL, loc);
+    LcuThunk *t = lcu_thunk_new(p, np, &jb, body, 0, NULL, loc);
+    HTail fresh = {t, last, h ? h->binds : NULL, h ? h->rops : NULL, h ? h->bcap : 0, h ? h->rcap : 0};
+    if (h) {
+      *h = fresh;
+    } else {
+      nz_vec_push(*ht, fresh);
+      h = &ht->v[ht->n - 1];
+    }
+    A->thunks[0] = ta = t;
+    recapture(p, ta);
+  } else {
+    h->last = last;
+    recapture_tail(p, ta, last->args[0]);
   }
+  merge_outputs(p, h, A, B);
 }
 
 /* ------------------------------------------------- kernel-level passes */
@@ -536,6 +621,26 @@ static void deps_build(Deps *d, const SoacVec *v) {
   free(key), free(val);
 }
 
+/* A min-heap of ints (the stable topological orders below). */
+static void heap_push(int *heap, int *nh, int x) {
+  int k = (*nh)++;
+  for (; k > 0 && heap[(k - 1) / 2] > x; k = (k - 1) / 2) heap[k] = heap[(k - 1) / 2];
+  heap[k] = x;
+}
+
+static int heap_pop(int *heap, int *nh) {
+  int top = heap[0], last = heap[--*nh], k = 0;
+  for (;;) { /* sift last down from the root */
+    int c = 2 * k + 1;
+    if (c >= *nh) break;
+    if (c + 1 < *nh && heap[c + 1] < heap[c]) c++;
+    if (heap[c] >= last) break;
+    heap[k] = heap[c], k = c;
+  }
+  if (*nh > 0) heap[k] = last;
+  return top;
+}
+
 /* Stable topological order (a merged SOAC may need its sibling's inputs):
  * repeatedly the first SOAC, in the current order, whose producers are all
  * placed (a heap of the ready ones by position). */
@@ -555,30 +660,15 @@ static void toposort(SoacVec *v) {
   for (int c = 0; c < n; c++)
     for (int e = d.start[c]; e < d.start[c + 1]; e++) cons[fill[d.prod[e]]++] = c;
   int nh = 0;
-#define HPUSH(x)                                                                                   \
-  do {                                                                                             \
-    int k_ = nh++;                                                                                 \
-    for (; k_ > 0 && heap[(k_ - 1) / 2] > (x); k_ = (k_ - 1) / 2) heap[k_] = heap[(k_ - 1) / 2]; \
-    heap[k_] = (x);                                                                                \
-  } while (0)
   for (int i = 0; i < n; i++)
-    if (!indeg[i]) HPUSH(i);
+    if (!indeg[i]) heap_push(heap, &nh, i);
   SoacVec out = {0};
   while (nh > 0) {
-    int pick = heap[0], last = heap[--nh], k = 0;
-    for (;;) { /* sift last down from the root */
-      int c = 2 * k + 1;
-      if (c >= nh) break;
-      if (c + 1 < nh && heap[c + 1] < heap[c]) c++;
-      if (heap[c] >= last) break;
-      heap[k] = heap[c], k = c;
-    }
-    if (nh > 0) heap[k] = last;
+    int pick = heap_pop(heap, &nh);
     nz_vec_push(out, v->v[pick]);
     for (int e = cstart[pick]; e < cstart[pick + 1]; e++)
-      if (--indeg[cons[e]] == 0) HPUSH(cons[e]);
+      if (--indeg[cons[e]] == 0) heap_push(heap, &nh, cons[e]);
   }
-#undef HPUSH
   if (out.n != n) nz_die("fusion: cyclic SOAC dependences inside a fused kernel");
   free(indeg), free(cstart), free(cons), free(heap), free(fill);
   deps_free(&d);
@@ -633,6 +723,7 @@ static void dead_code(LcuProgram *p, FusNames *names, const LcuKernel *k, SoacVe
 
 void fus_lcu_fuse_kernel(LcuProgram *p, FusNames *names, LcuKernel *k) {
   SoacVec v = {0};
+  HTails ht = {0};
   for (int i = 0; i < k->nsoacs; i++) nz_vec_push(v, k->soacs[i]);
   for (int changed = 1; changed;) {
     changed = 0;
@@ -668,7 +759,7 @@ void fus_lcu_fuse_kernel(LcuProgram *p, FusNames *names, LcuKernel *k) {
         if (A->kind != B->kind || !mergeable_kind(A->kind)) continue;
         if (A->kind != LS_ONCE && !size_equal(&A->size, &B->size)) continue;
         if (desc[(size_t)a * (size_t)W + (size_t)(b >> 6)] >> (b & 63) & 1) continue;
-        merge_horizontal(p, names, A, B);
+        merge_horizontal(p, names, &ht, A, B);
         memmove(&v.v[b], &v.v[b + 1], sizeof(LcuSoac) * (size_t)(v.n - b - 1));
         v.n--;
         toposort(&v);
@@ -680,6 +771,7 @@ void fus_lcu_fuse_kernel(LcuProgram *p, FusNames *names, LcuKernel *k) {
   k->soacs = NZ_NEWN(p->arena, LcuSoac, v.n ? v.n : 1);
   memcpy(k->soacs, v.v, sizeof(LcuSoac) * (size_t)v.n);
   k->nsoacs = v.n;
+  nz_vec_free(ht);
   nz_vec_free(v);
 }
 
@@ -732,29 +824,46 @@ int fus_lcu_rewrite(LcuProgram *p, FusNames *names, FusLcuRegion *r, const int *
     after = e->args[1];
     e = e->args[1];
   }
-  /* Cluster order: topological in the contracted graph, earliest first. */
-  int *order = nz_xcalloc((size_t)ncl, sizeof(int)), *placed = nz_xcalloc((size_t)ncl, sizeof(int));
-  for (int o = 0; o < ncl; o++) {
-    int pick = -1;
-    for (int c = 0; c < ncl && pick < 0; c++) {
-      if (placed[c] || C[c].n == 0) continue;
-      int ready = 1;
-      for (int i = 0; i < n && ready; i++)
-        for (int j = 0; j < n && ready; j++)
-          if (cl[j] == c && cl[i] != c && !placed[cl[i]] && fus_into(g, i, j)) ready = 0;
-      if (ready) pick = c;
+  /* Cluster order: topological in the contracted graph, earliest first
+   * (the least-numbered cluster whose producers are placed: Kahn's order
+   * with a heap). Testing every cluster against every pair of invocations
+   * for each place was quartic: 4000 unfused siblings took 33 s. */
+  int *order = nz_xcalloc((size_t)ncl + 1, sizeof(int)), *placed = nz_xcalloc((size_t)ncl + 1, sizeof(int));
+  int *indeg = nz_xcalloc((size_t)ncl + 1, sizeof(int)), *heap = nz_xmalloc(sizeof(int) * ((size_t)ncl + 1));
+  NZ_VEC(int) *succ = nz_xcalloc((size_t)ncl + 1, sizeof *succ);
+  for (int v = 0; v < g->nvar; v++) {
+    int q = g->var[v].producer;
+    if (q < 0) continue;
+    for (int u = 0; u < g->var[v].nconsumers; u++) {
+      int a = cl[q], b = cl[g->var[v].consumers[u]];
+      if (a == b) continue;
+      nz_vec_push(succ[a], b);
+      indeg[b]++;
     }
-    if (pick < 0) {
-      nz_error("fusion: the partition of region %d contracts to a cycle", r->index);
-      free(order);
-      free(placed);
-      for (int c = 0; c < ncl; c++) free(C[c].member);
-      free(C);
-      nz_vec_free(scalars);
-      return -1;
+  }
+  int nh = 0, nplaced = 0, nonempty = 0;
+  for (int c = 0; c < ncl; c++)
+    if (C[c].n > 0) {
+      nonempty++;
+      if (indeg[c] == 0) heap_push(heap, &nh, c);
     }
+  while (nh > 0) {
+    int pick = heap_pop(heap, &nh);
     placed[pick] = 1;
-    order[o] = pick;
+    order[nplaced++] = pick;
+    for (int e = 0; e < succ[pick].n; e++)
+      if (--indeg[succ[pick].v[e]] == 0) heap_push(heap, &nh, succ[pick].v[e]);
+  }
+  for (int c = 0; c < ncl; c++) nz_vec_free(succ[c]);
+  free(succ), free(indeg), free(heap);
+  if (nplaced < nonempty) {
+    nz_error("fusion: the partition of region %d contracts to a cycle", r->index);
+    free(order);
+    free(placed);
+    for (int c = 0; c < ncl; c++) free(C[c].member);
+    free(C);
+    nz_vec_free(scalars);
+    return -1;
   }
   /* One let per cluster. */
   LcuExpr **lets = nz_xcalloc((size_t)ncl, sizeof(LcuExpr *));
@@ -869,7 +978,7 @@ int fus_lcu_rewrite(LcuProgram *p, FusNames *names, FusLcuRegion *r, const int *
     *slot = scalars.v[i];
     slot = &scalars.v[i]->args[1];
   }
-  for (int o = 0; o < ncl; o++) {
+  for (int o = 0; o < nplaced; o++) {
     LcuExpr *l = lets[order[o]];
     if (!l) continue;
     *slot = l;
