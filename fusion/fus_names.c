@@ -166,46 +166,46 @@ LcuExpr *fus_copy_fresh(LcuProgram *p, FusNames *names, const LcuExpr *e, const 
   return c;
 }
 
+/* Bound names (a scope stack) and the free ones found so far (a set, in
+ * order), both indexed by name: a lookup walking them made this quadratic
+ * in a thunk of k merged siblings, a chain of k lets. */
 typedef struct {
-  NZ_VEC(const char *) out;
-  NZ_VEC(const char *) bound;
+  NzScopeIndex bound, out;
 } FreeAcc;
-
-static int in_list(const char **v, int n, const char *s) {
-  for (int i = 0; i < n; i++)
-    if (v[i] == s) return 1;
-  return 0;
-}
 
 static void free_vars(const LcuExpr *e, FreeAcc *a) {
   if (e->kind == LE_VAR) {
-    if (!in_list(a->bound.v, a->bound.n, e->name) && !in_list(a->out.v, a->out.n, e->name))
-      nz_vec_push(a->out, e->name);
+    if (nz_scope_find(&a->bound, e->name, a->bound.n) < 0 && nz_scope_find(&a->out, e->name, a->out.n) < 0)
+      nz_scope_push(&a->out, e->name);
     return;
   }
   if (e->kind == LE_LET) {
     free_vars(e->args[0], a);
     int mark = a->bound.n;
-    for (int i = 0; i < e->nbinds; i++) nz_vec_push(a->bound, e->binds[i].name);
+    for (int i = 0; i < e->nbinds; i++) nz_scope_push(&a->bound, e->binds[i].name);
     free_vars(e->args[1], a);
-    a->bound.n = mark;
+    nz_scope_pop_to(&a->bound, mark);
     return;
   }
   for (int i = 0; i < e->nargs; i++) free_vars(e->args[i], a);
 }
 
 int fus_free_vars(const LcuExpr *e, const char ***out) {
-  FreeAcc a = {0};
+  FreeAcc a = {{0}, {0}};
   free_vars(e, &a);
-  nz_vec_free(a.bound);
-  *out = a.out.v;
-  return a.out.n;
+  int n = a.out.n;
+  *out = nz_xmalloc(sizeof(const char *) * (size_t)(n ? n : 1));
+  if (n) memcpy(*out, a.out.names, sizeof(const char *) * (size_t)n);
+  nz_scope_free(&a.bound);
+  nz_scope_free(&a.out);
+  return n;
 }
 
 int fus_occurs(const LcuExpr *e, const char *name) {
   const char **fv;
   int n = fus_free_vars(e, &fv);
-  int found = in_list(fv, n, name);
+  int found = 0;
+  for (int i = 0; i < n && !found; i++) found = fv[i] == name;
   free(fv);
   return found;
 }

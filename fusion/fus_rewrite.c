@@ -392,27 +392,6 @@ static int mergeable_kind(LcuSoacKind k) {
   return k == LS_MAP || k == LS_REDUCE || k == LS_SCAN || k == LS_ONCE || k == LS_SEGREDUCE || k == LS_SEGSCAN;
 }
 
-/* t's body gained the expression `tail` (a let's right-hand side at the end
- * of its spine): its using list gets the free variables of tail it lacks,
- * appended, without walking the whole body again (recapture on every merge
- * of a group of k siblings walked k^2/2 lets). recapture would list them
- * before those only the final tuple uses; the order means nothing. */
-static void recapture_tail(LcuProgram *p, LcuThunk *t, const LcuExpr *tail) {
-  const char **fv;
-  int n = fus_free_vars(tail, &fv), m = t->nusing;
-  LcuBinder *u = lcu_binders(p, m + n);
-  memcpy(u, t->usings, sizeof(LcuBinder) * (size_t)m);
-  for (int i = 0; i < n; i++) {
-    int skip = 0;
-    for (int q = 0; q < t->nparams; q++) skip |= t->params[q].name == fv[i];
-    for (int q = 0; q < m && !skip; q++) skip |= u[q].name == fv[i];
-    if (!skip) u[m++] = lcu_binder(fv[i], NULL, t->loc);
-  }
-  t->usings = u;
-  t->nusing = m;
-  free(fv);
-}
-
 /* A copy of the spine of e (the let nodes of its body chain; right-hand
  * sides are shared) with its tail replaced by `tail`. */
 static LcuExpr *respine(LcuProgram *p, const LcuExpr *e, LcuExpr *tail) {
@@ -540,11 +519,10 @@ static void merge_horizontal(LcuProgram *p, FusNames *names, HTails *ht, LcuSoac
       h = &ht->v[ht->n - 1];
     }
     A->thunks[0] = ta = t;
-    recapture(p, ta);
   } else {
     h->last = last;
-    recapture_tail(p, ta, last->args[0]);
   }
+  recapture(p, ta);
   merge_outputs(p, h, A, B);
 }
 
@@ -567,13 +545,10 @@ static void deps_free(Deps *d) {
   *d = (Deps){0};
 }
 
-static void note_ref(const char **key, const int *val, size_t cap, const char *x, int c, int *buf, int *nb) {
-  if (!x) return;
-  for (size_t h = (((uintptr_t)x >> 4) * 0x9E3779B97F4A7C15ull) & (cap - 1); key[h]; h = (h + 1) & (cap - 1))
-    if (key[h] == x) {
-      if (val[h] != c) buf[(*nb)++] = val[h];
-      return;
-    }
+/* Notes in buf the SOAC binding x (owner[entry of x in ix]), if any and not c. */
+static void note_ref(const NzScopeIndex *ix, const int *owner, const char *x, int c, int *buf, int *nb) {
+  int e = x ? nz_scope_find(ix, x, ix->n) : -1;
+  if (e >= 0 && owner[e] != c) buf[(*nb)++] = owner[e];
 }
 
 static int cmp_int(const void *a, const void *b) {
@@ -588,16 +563,12 @@ static void deps_build(Deps *d, const SoacVec *v) {
     for (int t = 0; t < v->v[i].nthunks; t++) nref += v->v[i].thunks[t]->nusing;
     nref += 2;
   }
-  size_t cap = 16;
-  while (cap < 2 * (size_t)nbind + 16) cap *= 2;
-  const char **key = nz_xcalloc(cap, sizeof *key);
-  int *val = nz_xmalloc(sizeof(int) * cap);
+  NzScopeIndex ix = {0}; /* binder names (unique in a kernel) */
+  int *owner = nz_xmalloc(sizeof(int) * (size_t)(nbind ? nbind : 1));
   for (int i = 0; i < n; i++)
     for (int b = 0; b < v->v[i].nbinds; b++) {
-      const char *x = v->v[i].binds[b].name;
-      size_t h = (((uintptr_t)x >> 4) * 0x9E3779B97F4A7C15ull) & (cap - 1);
-      while (key[h] && key[h] != x) h = (h + 1) & (cap - 1);
-      key[h] = x, val[h] = i;
+      owner[ix.n] = i;
+      nz_scope_push(&ix, v->v[i].binds[b].name);
     }
   d->n = n;
   d->start = nz_xmalloc(sizeof(int) * (size_t)(n + 1));
@@ -608,9 +579,9 @@ static void deps_build(Deps *d, const SoacVec *v) {
     int *buf = d->prod + m, nb = 0;
     d->start[c] = m;
     for (int t = 0; t < s->nthunks; t++)
-      for (int u = 0; u < s->thunks[t]->nusing; u++) note_ref(key, val, cap, s->thunks[t]->usings[u].name, c, buf, &nb);
-    if (s->size.kind == LZ_VAR || s->size.kind == LZ_LEN) note_ref(key, val, cap, s->size.name, c, buf, &nb);
-    if (s->outlen.kind == LZ_VAR || s->outlen.kind == LZ_LEN) note_ref(key, val, cap, s->outlen.name, c, buf, &nb);
+      for (int u = 0; u < s->thunks[t]->nusing; u++) note_ref(&ix, owner, s->thunks[t]->usings[u].name, c, buf, &nb);
+    if (s->size.kind == LZ_VAR || s->size.kind == LZ_LEN) note_ref(&ix, owner, s->size.name, c, buf, &nb);
+    if (s->outlen.kind == LZ_VAR || s->outlen.kind == LZ_LEN) note_ref(&ix, owner, s->outlen.name, c, buf, &nb);
     qsort(buf, (size_t)nb, sizeof(int), cmp_int);
     int k = 0;
     for (int x = 0; x < nb; x++)
@@ -618,7 +589,8 @@ static void deps_build(Deps *d, const SoacVec *v) {
     m += k;
   }
   d->start[n] = m;
-  free(key), free(val);
+  nz_scope_free(&ix);
+  free(owner);
 }
 
 /* A min-heap of ints (the stable topological orders below). */
@@ -828,7 +800,7 @@ int fus_lcu_rewrite(LcuProgram *p, FusNames *names, FusLcuRegion *r, const int *
    * (the least-numbered cluster whose producers are placed: Kahn's order
    * with a heap). Testing every cluster against every pair of invocations
    * for each place was quartic: 4000 unfused siblings took 33 s. */
-  int *order = nz_xcalloc((size_t)ncl + 1, sizeof(int)), *placed = nz_xcalloc((size_t)ncl + 1, sizeof(int));
+  int *order = nz_xcalloc((size_t)ncl + 1, sizeof(int));
   int *indeg = nz_xcalloc((size_t)ncl + 1, sizeof(int)), *heap = nz_xmalloc(sizeof(int) * ((size_t)ncl + 1));
   NZ_VEC(int) *succ = nz_xcalloc((size_t)ncl + 1, sizeof *succ);
   for (int v = 0; v < g->nvar; v++) {
@@ -849,7 +821,6 @@ int fus_lcu_rewrite(LcuProgram *p, FusNames *names, FusLcuRegion *r, const int *
     }
   while (nh > 0) {
     int pick = heap_pop(heap, &nh);
-    placed[pick] = 1;
     order[nplaced++] = pick;
     for (int e = 0; e < succ[pick].n; e++)
       if (--indeg[succ[pick].v[e]] == 0) heap_push(heap, &nh, succ[pick].v[e]);
@@ -859,7 +830,6 @@ int fus_lcu_rewrite(LcuProgram *p, FusNames *names, FusLcuRegion *r, const int *
   if (nplaced < nonempty) {
     nz_error("fusion: the partition of region %d contracts to a cycle", r->index);
     free(order);
-    free(placed);
     for (int c = 0; c < ncl; c++) free(C[c].member);
     free(C);
     nz_vec_free(scalars);
@@ -987,7 +957,6 @@ int fus_lcu_rewrite(LcuProgram *p, FusNames *names, FusLcuRegion *r, const int *
   *slot = after;
   free(lets);
   free(order);
-  free(placed);
   for (int c = 0; c < ncl; c++) free(C[c].member);
   free(C);
   nz_vec_free(scalars);
