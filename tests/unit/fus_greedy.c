@@ -77,8 +77,8 @@ int main(void) {
 
   /* The incremental acyclicity check makes the same decisions as the legality
    * checker's fus_legal_merge, on random regions of up to 160 invocations,
-   * and four of 300 to 900 (positions beyond 255 take merge_acyclic's
-   * reordering past one byte of its sort). */
+   * and four of 300 to 900 (where merges lift levels in long cascades and
+   * giant clusters' neighbour lists are compacted lazily). */
   int differ = 0, illegal = 0, merged = 0;
   for (uint64_t seed = 1; seed <= 124; seed++) {
     int n = seed <= 120 ? 3 + (int)(seed * 37 % 158) : 300 + 200 * (int)(seed - 121);
