@@ -21,6 +21,11 @@ typedef struct {
   int key, idx;
 } Ord;
 
+static int cmp_int(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return x < y ? -1 : x > y;
+}
+
 static int cmp_ord(const void *a, const void *b) {
   const Ord *x = a, *y = b;
   if (x->key != y->key) return x->key < y->key ? -1 : 1;
@@ -497,9 +502,14 @@ static void horizontal_sweep(State *S, const Ord *ord, int reference) {
     int si = g->inv[i].size, stamp = ++S->astamp;
     int u = reference ? -1 : other_soac_member(S, cl[i], k), nc = 0;
     if (u >= 0) { /* the first filter: u's relatives of SOAC k after i, in order */
-      const uint64_t *row = g->path + (size_t)u * (size_t)W;
-      for (int x = 0; x < W; x++)
-        for (uint64_t b = row[x]; b; b &= b - 1) {
+      /* Relatives of i are never independent of it: u's descendants that
+       * are i's are left out a word at a time, and the search of u's
+       * ancestors stops at i's (their ancestors are i's too). Without that
+       * the search crossed every ancestor of u for every i of a long chain
+       * (10000 invocations: 0.37 s, 30000: 4.3 s). */
+      const uint64_t *row = g->path + (size_t)u * (size_t)W, *rowi = g->path + (size_t)i * (size_t)W;
+      for (int x = u >> 6; x < W; x++)
+        for (uint64_t b = row[x] & ~rowi[x]; b; b &= b - 1) {
           int j = x * 64 + __builtin_ctzll(b);
           if (g->inv[j].soac == k && place[j] > ra) cand[nc++] = place[j];
         }
@@ -512,16 +522,12 @@ static void horizontal_sweep(State *S, const Ord *ord, int reference) {
           int p = g->var[g->inv[v].uses[e].var].producer;
           if (p < 0 || vis[p] == vstamp) continue;
           vis[p] = vstamp;
+          if (p == i || fus_path(g, p, i)) continue;
           stack[sp++] = p;
           if (g->inv[p].soac == k && place[p] > ra) cand[nc++] = place[p];
         }
       }
-      for (int x = 1; x < nc; x++) /* insertion sort: few */
-        for (int y = x; y > 0 && cand[y] < cand[y - 1]; y--) {
-          int t = cand[y];
-          cand[y] = cand[y - 1];
-          cand[y - 1] = t;
-        }
+      qsort(cand, (size_t)nc, sizeof(int), cmp_int);
     }
     Iter it;
     iter_start(&it, &L, g, ra, u >= 0 ? cand : NULL, nc, reference);
