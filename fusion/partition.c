@@ -26,17 +26,18 @@ void fus_partition_print(NzBuf *b, const FusGraph *g, const int *cl) {
   int *c = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
   memcpy(c, cl, sizeof(int) * (size_t)n);
   int k = fus_partition_canon(n, c);
-  for (int x = 0; x < k; x++) {
+  /* members by cluster, each in increasing order (a counting sort: scanning
+   * the region once per cluster took 0.2 s at 30000 invocations) */
+  int *start = nz_xcalloc((size_t)k + 1, sizeof(int)), *mem = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
+  for (int i = 0; i < n; i++) start[c[i] + 1]++;
+  for (int x = 0; x < k; x++) start[x + 1] += start[x];
+  for (int i = 0; i < n; i++) mem[start[c[i]]++] = i;
+  for (int x = 0, m = 0; x < k; x++) {
     nz_buf_puts(b, x ? " {" : "{");
-    int first = 1;
-    for (int i = 0; i < n; i++)
-      if (c[i] == x) {
-        nz_buf_printf(b, "%s%s", first ? "" : ", ", g->inv[i].name);
-        first = 0;
-      }
+    for (int first = 1; m < start[x]; m++, first = 0) nz_buf_printf(b, "%s%s", first ? "" : ", ", g->inv[mem[m]].name);
     nz_buf_puts(b, "}");
   }
-  free(c);
+  free(start), free(mem), free(c);
 }
 
 int fus_uf_find(int *parent, int a) {

@@ -196,7 +196,7 @@ typedef struct {
   int nparams;
   LcuBinder *params;
   const LcuType *ret; /* declared result type */
-  int nsoacs;
+  int nsoacs, capsoacs; /* capsoacs: room in soacs (lcu_kernel_add_soac) */
   LcuSoac *soacs;
   int nrets; /* return a, b */
   LcuBinder *rets; /* name, loc; slot: frame slot (checker) */
