@@ -24,8 +24,9 @@
 # strategy), solver-summary.csv (per invocations and strategy: regions, median and max
 # solve seconds, proven optimal / feasible / time-limit fallback counts; the table the
 # README quotes), fusion-quality.csv (each greedy schedule against the best ILP schedule
-# of its region), greedy-scale.csv (greedy at 300-10000 invocations, one region each),
-# solver-time.svg|png and fusion-quality.svg|png.
+# of its region), greedy-scale.csv (greedy at 300-10000 invocations, one region per
+# size and generator family), solver-time.svg|png, fusion-quality.svg|png and
+# greedy-scale.svg|png.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 size=default jobs=2 out=results limit="" bin=bin
@@ -97,18 +98,22 @@ pass "$huge" true greedy-down,greedy-up,ilp-decomp,ilp-cg "$huge_solvers"
 end=$(date +%s)
 
 # Greedy at scale (the issue's "thousands of invocations in milliseconds"): one
-# region per size in $scale (the generator's default chain), greedy-down and
+# region per size in $scale and generator family (each family's default chain:
+# four layers for random and trap, one chain for chain), greedy-down and
 # greedy-up, one job so the timings are not shared; greedy-scale.csv has the
-# kernels, strategy, solve seconds, and kernels and objective after fusion.
-echo "  greedy at scale: $scale invocations" >&2
+# family, kernels, strategy, solve seconds, and kernels and objective after fusion.
+echo "  greedy at scale: $scale invocations, five families" >&2
 scale_specs=()
-for k in $scale; do scale_specs+=("gen:kernels=$k,seed=1"); done
+for fam in random chain siblings diamond trap; do
+  for k in $scale; do scale_specs+=("gen:family=$fam,kernels=$k,seed=1"); done
+done
 "$bin/nessie-bench" --format=csv --scheduler=greedy-down,greedy-up --jobs=1 "${scale_specs[@]}" |
   awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-    { k = $1; sub(/^"gen:kernels=/, "", k); sub(/,.*/, "", k)
+    { f = $0; sub(/^"gen:family=/, "", f); sub(/,.*/, "", f)
+      k = $0; sub(/^"[^"]*kernels=/, "", k); sub(/[,"].*/, "", k)
       sub(/^"[^"]*",/, "") } # the quoted input holds commas: drop it, then shift the columns
-    { print k "," $(col["scheduler"] - 1) "," $(col["solve_seconds"] - 1) "," $(col["kernels_after"] - 1) "," $(col["objective"] - 1) }' |
-  { echo "kernels,strategy,solve_seconds,kernels_after,objective"; cat; } >"$out/greedy-scale.csv"
+    { print f "," k "," $(col["scheduler"] - 1) "," $(col["solve_seconds"] - 1) "," $(col["kernels_after"] - 1) "," $(col["objective"] - 1) }' |
+  { echo "family,kernels,strategy,solve_seconds,kernels_after,objective"; cat; } >"$out/greedy-scale.csv"
 
 # Rows of bench.csv start with the quoted input "gen:kernels=K,chain=C,seed=S";
 # the awk below takes K, C, S from it and the other columns by name. strat is the
@@ -220,5 +225,6 @@ awk -F, -v OFS=, "$split_rows"'
 
 gnuplot -e "out='$out'; tl=$tl" experiments/plots/solver-time.gp
 gnuplot -e "out='$out'" experiments/plots/fusion-quality.gp
+gnuplot -e "out='$out'" experiments/plots/greedy-scale.gp
 echo "sweep ($size): $nruns scheduler runs in $((end - start)) s; wrote $out/bench.csv, solver-time.csv," \
   "solver-summary.csv, fusion-quality.csv, greedy-scale.csv and plots" >&2

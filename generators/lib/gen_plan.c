@@ -5,6 +5,8 @@
  * iterated length class (ONCE reads arrays behind a length guard). */
 #include "gen_plan.h"
 
+#include <limits.h>
+
 /* ------------------------------------------------------------------ PRNG */
 
 uint64_t gen_rand(GenPlan *P) { /* splitmix64: tiny, and the same on every platform */
@@ -155,42 +157,221 @@ static int pick_value(GenPlan *P, const int *cands, int n) {
   return r >= 0 ? r : cands[gen_below(P, n)];
 }
 
-typedef NZ_VEC(int) IntVec;
+/* ----------------------------------------- plan_random's value index
 
-static int contains(const int *a, int n, int x) {
-  for (int i = 0; i < n; i++)
-    if (a[i] == x) return 1;
+   plan_random picks values from large candidate sets (a level's arrays, every
+   eligible earlier value) with pick_open's rule, and building those lists
+   for every invocation made the generator quadratic (30000 invocations: 4.7
+   s). The index answers the same questions in logarithmic time, with the
+   same answers in the same order, so the plans and the random stream are
+   unchanged: values are kept in categories (all, arrays, scalars, arrays of
+   one length class), each an increasing list of value indices with Fenwick
+   trees counting its fresh and used values by position. */
+
+enum { ST_FULL, ST_FRESH, ST_USED };
+
+typedef struct {
+  int n, cap;
+  int *val;   /* value indices, increasing */
+  int *fw[2]; /* 1-based Fenwick trees over positions: fresh, used */
+} Cat;
+
+typedef struct {
+  Cat all, arr, scal;
+  Cat *cls;
+  int ncls;
+  int *st, *pos_kind, *pos_cls, nv, capv; /* per value: state, position in arr or scal, in its class */
+} GenIndex;
+
+static int fw_prefix(const int *fw, int p) { /* sum of positions 1..p */
+  int r = 0;
+  for (; p > 0; p -= p & -p) r += fw[p];
+  return r;
+}
+
+static void fw_add(int *fw, int n, int p, int d) {
+  for (; p <= n; p += p & -p) fw[p] += d;
+}
+
+static int state_of(GenPlan *P, int v) {
+  const GenVal *x = val(P, v);
+  if (x->producer >= 0 && x->nconsumers >= P->spec->fanout) return ST_FULL;
+  return x->nconsumers ? ST_USED : ST_FRESH;
+}
+
+/* Appends value v in state st; returns its position. */
+static int cat_append(Cat *c, int v, int st) {
+  if (c->n + 2 > c->cap) {
+    c->cap = c->cap ? 2 * c->cap : 64;
+    c->val = nz_xrealloc(c->val, sizeof(int) * (size_t)c->cap);
+    for (int s = 0; s < 2; s++) c->fw[s] = nz_xrealloc(c->fw[s], sizeof(int) * (size_t)c->cap);
+  }
+  int p = ++c->n; /* the node at p covers positions (p - lowbit(p), p] */
+  c->val[p - 1] = v;
+  for (int s = 0; s < 2; s++)
+    c->fw[s][p] = (st == s + 1) + fw_prefix(c->fw[s], p - 1) - fw_prefix(c->fw[s], p - (p & -p));
+  return p - 1;
+}
+
+static void cat_change(Cat *c, int pos, int from, int to) {
+  if (from != ST_FULL) fw_add(c->fw[from - 1], c->n, pos + 1, -1);
+  if (to != ST_FULL) fw_add(c->fw[to - 1], c->n, pos + 1, 1);
+}
+
+static int cat_lower(const Cat *c, int x) { /* first position whose value index is >= x */
+  int lo = 0, hi = c->n;
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if (c->val[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+static void cat_free(Cat *c) { free(c->val), free(c->fw[0]), free(c->fw[1]); }
+
+static void ix_add(GenPlan *P, GenIndex *ix, int v) {
+  if (v >= ix->capv) {
+    ix->capv = 2 * (v + 1);
+    ix->st = nz_xrealloc(ix->st, sizeof(int) * (size_t)ix->capv);
+    ix->pos_kind = nz_xrealloc(ix->pos_kind, sizeof(int) * (size_t)ix->capv);
+    ix->pos_cls = nz_xrealloc(ix->pos_cls, sizeof(int) * (size_t)ix->capv);
+  }
+  const GenVal *x = val(P, v);
+  int st = ix->st[v] = state_of(P, v);
+  cat_append(&ix->all, v, st);
+  ix->pos_kind[v] = cat_append(x->is_array ? &ix->arr : &ix->scal, v, st);
+  ix->pos_cls[v] = -1;
+  if (x->is_array) {
+    if (x->cls >= ix->ncls) {
+      int n = 2 * (x->cls + 1);
+      ix->cls = nz_xrealloc(ix->cls, sizeof(Cat) * (size_t)n);
+      memset(ix->cls + ix->ncls, 0, sizeof(Cat) * (size_t)(n - ix->ncls));
+      ix->ncls = n;
+    }
+    ix->pos_cls[v] = cat_append(&ix->cls[x->cls], v, st);
+  }
+  ix->nv = v + 1;
+}
+
+/* v's readers changed. */
+static void ix_touch(GenPlan *P, GenIndex *ix, int v) {
+  int from = ix->st[v], to = state_of(P, v);
+  if (from == to) return;
+  ix->st[v] = to;
+  const GenVal *x = val(P, v);
+  cat_change(&ix->all, v, from, to);
+  cat_change(x->is_array ? &ix->arr : &ix->scal, ix->pos_kind[v], from, to);
+  if (x->is_array) cat_change(&ix->cls[x->cls], ix->pos_cls[v], from, to);
+}
+
+static void ix_free(GenIndex *ix) {
+  cat_free(&ix->all), cat_free(&ix->arr), cat_free(&ix->scal);
+  for (int c = 0; c < ix->ncls; c++) cat_free(&ix->cls[c]);
+  free(ix->cls), free(ix->st), free(ix->pos_kind), free(ix->pos_cls);
+}
+
+/* A candidate list as pick_open sees it: the values at positions [lo, hi) of
+ * one or two categories, in increasing value order, less the values in ex. */
+typedef struct {
+  int nparts;
+  struct {
+    const Cat *c;
+    int lo, hi;
+  } part[2];
+  const int *ex;
+  int nex;
+} View;
+
+/* Is value v among the view's parts (ignoring ex)? */
+static int view_has(const GenIndex *ix, const View *w, int v) {
+  for (int q = 0; q < w->nparts; q++) {
+    const Cat *c = w->part[q].c;
+    int pos = c == &ix->all ? v : c == &ix->arr || c == &ix->scal ? ix->pos_kind[v] : ix->pos_cls[v];
+    if (pos >= 0 && pos < c->n && c->val[pos] == v && pos >= w->part[q].lo && pos < w->part[q].hi) return 1;
+  }
   return 0;
 }
 
-/* Can an invocation of `kind` at `level`, iterating over class cls, read v as
- * an extra input: ONCE any earlier value (arrays behind a guard), the others
- * arrays of the iterated class and scalars; always from lower levels, so the
- * invocation stays at its level. */
-static int eligible(GenPlan *P, LcuSoacKind kind, int level, int cls, int v) {
-  GenVal *x = val(P, v);
-  if (x->level >= level) return 0;
-  return kind == LS_ONCE || !x->is_array || x->cls == cls;
+/* How many of the view's values with index <= x (all: x = INT_MAX) are in state st. */
+static int view_count(const GenIndex *ix, const View *w, int st, int x) {
+  int n = 0;
+  for (int q = 0; q < w->nparts; q++) {
+    const Cat *c = w->part[q].c;
+    int lo = w->part[q].lo, hi = w->part[q].hi;
+    if (x != INT_MAX) {
+      int u = cat_lower(c, x + 1);
+      if (u < hi) hi = u;
+    }
+    if (hi > lo) n += fw_prefix(c->fw[st - 1], hi) - fw_prefix(c->fw[st - 1], lo);
+  }
+  for (int e = 0; e < w->nex; e++)
+    if (w->ex[e] <= x && ix->st[w->ex[e]] == st && view_has(ix, w, w->ex[e])) n--;
+  return n;
 }
 
-/* Adds up to `want` more inputs to in[0..*nin) (at most `cap` in all). While
- * some eligible result has no reader yet, one more is added even beyond
- * `want`: results should have readers, not all end up as the region's outputs. */
-static void add_extras(GenPlan *P, LcuSoacKind kind, int level, int *in, int *nin, int want,
+/* The k-th (from 0) of the view's values in state st, by value index. */
+static int view_select(const GenIndex *ix, const View *w, int st, int k) {
+  int lo = 0, hi = ix->nv - 1; /* the answer is the least x with count(<= x) > k */
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (view_count(ix, w, st, mid) > k) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/* pick_open over a view. */
+static int pick_open_view(GenPlan *P, const GenIndex *ix, const View *w) {
+  int nf = view_count(ix, w, ST_FRESH, INT_MAX), nu = view_count(ix, w, ST_USED, INT_MAX);
+  if (!nf && !nu) return -1;
+  int want_used = gen_chance(P, P->spec->shared);
+  int used = (want_used && nu) || !nf;
+  return view_select(ix, w, used ? ST_USED : ST_FRESH, gen_below(P, used ? nu : nf));
+}
+
+/* pick_value over positions [lo, hi) of one category. */
+static int pick_value_range(GenPlan *P, const GenIndex *ix, const Cat *c, int lo, int hi) {
+  if (hi <= lo) nz_die("gen: pick_value from nothing");
+  View w = {1, {{c, lo, hi}}, NULL, 0};
+  int r = pick_open_view(P, ix, &w);
+  return r >= 0 ? r : c->val[lo + gen_below(P, hi - lo)];
+}
+
+/* Adds up to `want` more inputs to in[0..*nin) (at most `cap` in all), from
+ * the values eligible as extra inputs of an invocation of `kind` at a level
+ * whose values start at index vstart: ONCE any earlier value (arrays behind
+ * a guard), the others arrays of the iterated class and scalars; always from
+ * lower levels, so the invocation stays at its level. While some eligible
+ * result has no reader yet, one more is added even beyond `want`: results
+ * should have readers, not all end up as the region's outputs. */
+static void add_extras(GenPlan *P, const GenIndex *ix, LcuSoacKind kind, int vstart, int *in, int *nin, int want,
                        int cap) {
-  int cls = kind == LS_ONCE ? -1 : val(P, in[0])->cls;
-  int orphans = 0;
-  for (int v = 0; v < P->vals.n; v++)
-    if (val(P, v)->producer >= 0 && !val(P, v)->nconsumers && !contains(in, *nin, v) &&
-        eligible(P, kind, level, cls, v))
-      orphans++;
+  View w = {0};
+  if (kind == LS_ONCE) {
+    w.nparts = 1;
+    w.part[0].c = &ix->all, w.part[0].lo = 0, w.part[0].hi = vstart;
+  } else {
+    int cls = val(P, in[0])->cls;
+    w.nparts = 1;
+    w.part[0].c = &ix->scal, w.part[0].lo = 0, w.part[0].hi = cat_lower(&ix->scal, vstart);
+    if (cls < ix->ncls) {
+      w.nparts = 2;
+      w.part[1].c = &ix->cls[cls], w.part[1].lo = 0, w.part[1].hi = cat_lower(&ix->cls[cls], vstart);
+    }
+  }
+  w.ex = in, w.nex = *nin;
+  /* orphans: produced values without a reader, so fresh ones less the inputs */
+  int orphans = view_count(ix, &w, ST_FRESH, INT_MAX);
+  for (int r = 0; r < P->spec->sizes && r < vstart; r++) {
+    int ex = 0;
+    for (int e = 0; e < *nin; e++) ex |= in[e] == r;
+    if (!ex && ix->st[r] == ST_FRESH && view_has(ix, &w, r)) orphans--;
+  }
   if (orphans && want < 1) want = 1;
   for (; want > 0 && *nin < cap; want--) {
-    IntVec c = {0};
-    for (int v = 0; v < P->vals.n; v++)
-      if (!contains(in, *nin, v) && eligible(P, kind, level, cls, v)) nz_vec_push(c, v);
-    int v = pick_open(P, c.v, c.n); /* extras are optional: never beyond fanout */
-    nz_vec_free(c);
+    w.nex = *nin; /* extras are optional: never beyond fanout */
+    int v = pick_open_view(P, ix, &w);
     if (v < 0) break;
     in[(*nin)++] = v;
   }
@@ -207,22 +388,44 @@ static void add_extras(GenPlan *P, LcuSoacKind kind, int level, int *in, int *ni
 static void plan_random(GenPlan *P) {
   const GenSpec *s = P->spec;
   int N = s->kernels, L = s->chain ? s->chain : (N < 4 ? N : 4);
+  GenIndex ix = {0};
   int *roots = nz_xmalloc(sizeof(int) * (size_t)s->sizes);
-  for (int r = 0; r < s->sizes; r++) roots[r] = new_input(P);
-  int *cnt = nz_xcalloc((size_t)L, sizeof(int)), *room = nz_xmalloc(sizeof(int) * (size_t)L);
+  for (int r = 0; r < s->sizes; r++) ix_add(P, &ix, roots[r] = new_input(P));
+  /* Level widths: each invocation beyond the first per level goes to a level
+   * drawn among those with room (level 0, or not yet fanout times as wide as
+   * the one before), the room[] list in level order. The levels with room
+   * are a Fenwick tree of flags, so drawing costs log L, not L. */
+  int *cnt = nz_xcalloc((size_t)L, sizeof(int)), *fw = nz_xcalloc((size_t)L + 1, sizeof(int));
+  char *has = nz_xcalloc((size_t)L, 1);
   for (int d = 0; d < L; d++) cnt[d] = 1;
+#define ROOM(d) ((d) == 0 || (long)cnt[d] + 1 <= (long)s->fanout * cnt[(d) - 1])
+#define SET_ROOM(d)                                                                                                    \
+  do {                                                                                                                 \
+    int r_ = ROOM(d);                                                                                                  \
+    if (r_ != has[d]) fw_add(fw, L, (d) + 1, r_ - has[d]), has[d] = (char)r_;                                         \
+  } while (0)
+  for (int d = 0; d < L; d++) SET_ROOM(d);
   for (int j = L; j < N; j++) {
-    int nroom = 0;
-    for (int d = 0; d < L; d++)
-      if (d == 0 || (long)cnt[d] + 1 <= (long)s->fanout * cnt[d - 1]) room[nroom++] = d;
-    cnt[room[gen_below(P, nroom)]]++; /* level 0 always has room */
+    int k = gen_below(P, fw_prefix(fw, L)), d = 0; /* level 0 always has room */
+    for (int step = 1 << 30; step > 0; step >>= 1) /* the k-th level with room: Fenwick descent */
+      if (d + step <= L && fw[d + step] <= k) d += step, k -= fw[d];
+    cnt[d]++;
+    SET_ROOM(d);
+    if (d + 1 < L) SET_ROOM(d + 1);
   }
+#undef ROOM
+#undef SET_ROOM
+  free(fw), free(has);
   int maxn = N, cap = s->fanin + 1;
   LcuSoacKind *kinds = nz_xmalloc(sizeof(LcuSoacKind) * (size_t)maxn);
   int *ins = nz_xmalloc(sizeof(int) * (size_t)maxn * (size_t)cap), *nins = nz_xmalloc(sizeof(int) * (size_t)maxn);
   int prev_first = 0; /* first node of level d-1 */
   for (int d = 0; d < L; d++) {
     int first = P->nodes.n;
+    /* level d-1's values are the indices [vlo, vhi): nodes append their
+     * results in order, level by level */
+    int vhi = P->vals.n, vlo = d > 0 ? P->nodes.v[prev_first].out[0] : vhi;
+    int alo = cat_lower(&ix.arr, vlo), ahi = cat_lower(&ix.arr, vhi);
     /* pass 1: every invocation of the level reserves the reads that pin its level */
     for (int m = 0; m < cnt[d]; m++) {
       LcuSoacKind kind = pick_kind(P, ~0u);
@@ -230,49 +433,42 @@ static void plan_random(GenPlan *P) {
       if (d == 0) {
         in[nin++] = pick_value(P, roots, s->sizes);
       } else {
-        IntVec arrs = {0}, all = {0};
-        for (int n = prev_first; n < first; n++)
-          for (int o = 0; o < P->nodes.v[n].nout; o++) {
-            int v = P->nodes.v[n].out[o];
-            nz_vec_push(all, v);
-            if (val(P, v)->is_array) nz_vec_push(arrs, v);
-          }
-        int a = kind == LS_ONCE ? -1 : pick_open(P, arrs.v, arrs.n);
+        View arrs = {1, {{&ix.arr, alo, ahi}}, NULL, 0};
+        int a = kind == LS_ONCE ? -1 : pick_open_view(P, &ix, &arrs);
         if (kind != LS_ONCE && a < 0 && s->fanin < 2)
           kind = LS_ONCE; /* only ONCE reads a lone scalar within fanin=1 */
         if (kind == LS_ONCE) {
-          in[nin++] = pick_value(P, all.v, all.n);
+          in[nin++] = pick_value_range(P, &ix, &ix.all, vlo, vhi);
         } else if (a >= 0) {
           in[nin++] = a;
         } else {
           /* no level d-1 array with room: iterate over an older array (inputs
            * always have room) and read a level d-1 value as a capture */
-          IntVec older = {0};
-          for (int v = 0; v < P->vals.n; v++)
-            if (val(P, v)->is_array && val(P, v)->level < d - 1) nz_vec_push(older, v);
-          in[nin++] = pick_value(P, older.v, older.n);
-          in[nin++] = pick_value(P, all.v, all.n);
-          nz_vec_free(older);
+          in[nin++] = pick_value_range(P, &ix, &ix.arr, 0, alo);
+          in[nin++] = pick_value_range(P, &ix, &ix.all, vlo, vhi);
         }
-        nz_vec_free(arrs);
-        nz_vec_free(all);
       }
-      for (int k = 0; k < nin; k++) val(P, in[k])->nconsumers++;
+      for (int k = 0; k < nin; k++) {
+        val(P, in[k])->nconsumers++;
+        ix_touch(P, &ix, in[k]);
+      }
       kinds[m] = kind;
       nins[m] = nin;
     }
     /* pass 2: extras where there is room, then the invocations themselves */
     for (int m = 0; m < cnt[d]; m++) {
       int *in = ins + (size_t)m * (size_t)cap, nin = nins[m], want = 1 + gen_below(P, s->fanin);
-      add_extras(P, kinds[m], d, in, &nin, want - nin, s->fanin);
-      add_node_counted(P, kinds[m], nin, in, nins[m]);
+      add_extras(P, &ix, kinds[m], vhi, in, &nin, want - nin, s->fanin);
+      int id = add_node_counted(P, kinds[m], nin, in, nins[m]);
+      for (int k = nins[m]; k < nin; k++) ix_touch(P, &ix, in[k]);
+      for (int o = 0; o < P->nodes.v[id].nout; o++) ix_add(P, &ix, P->nodes.v[id].out[o]);
     }
     prev_first = first;
   }
+  ix_free(&ix);
   free(kinds);
   free(ins);
   free(nins);
-  free(room);
   free(cnt);
   free(roots);
 }

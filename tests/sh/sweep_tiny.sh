@@ -55,16 +55,18 @@ cmp -s "$tmp/proven" "$tmp/best-proven" || { echo "fusion-quality.csv ignores a 
 awk -F, 'NR > 1 && $9 == "optimal" && $13 + 0 < 0.9999 { print "greedy beat an optimal ILP:", $0; bad = 1 } END { exit bad }' "$tmp/fusion-quality.csv"
 # ... nor may two proven optima disagree (sweep.sh warns)
 if grep -q 'warning: proven optima disagree\|beats the proven optimum' "$tmp/log"; then cat "$tmp/log"; exit 1; fi
-# greedy-scale.csv: greedy-down and greedy-up at each tiny scale size (50, 100), with
-# the kernels and objective that bench.csv's greedy rows would give (checked against
-# nessie-bench run here on the same spec).
-head -n 1 "$tmp/greedy-scale.csv" | grep -qx 'kernels,strategy,solve_seconds,kernels_after,objective' \
+# greedy-scale.csv: greedy-down and greedy-up at each tiny scale size (50, 100) and
+# generator family, with the kernels and objective that bench.csv's greedy rows would
+# give (checked against nessie-bench run here on the same spec).
+head -n 1 "$tmp/greedy-scale.csv" | grep -qx 'family,kernels,strategy,solve_seconds,kernels_after,objective' \
   || { echo "greedy-scale.csv header changed"; exit 1; }
-got=$(awk -F, 'NR > 1 { print $1 "," $2 "," $4 "," $5 }' "$tmp/greedy-scale.csv" | sort)
-want=$(for k in 50 100; do "$bin/nessie-bench" --format=csv --no-header --scheduler=greedy-down,greedy-up "gen:kernels=$k,seed=1" |
-  sed 's/^"[^"]*",//' | awk -F, -v k="$k" '{ print k "," $3 "," $7 "," $13 }'; done | sort)
+got=$(awk -F, 'NR > 1 { print $1 "," $2 "," $3 "," $5 "," $6 }' "$tmp/greedy-scale.csv" | sort)
+want=$(for fam in random chain siblings diamond trap; do for k in 50 100; do
+  "$bin/nessie-bench" --format=csv --no-header --scheduler=greedy-down,greedy-up "gen:family=$fam,kernels=$k,seed=1" |
+    sed 's/^"[^"]*",//' | awk -F, -v f="$fam" -v k="$k" '{ print f "," k "," $3 "," $7 "," $13 }'; done; done | sort)
+[ "$(echo "$want" | wc -l)" = 20 ] || { echo "expected 20 greedy rows, got:"; echo "$want"; exit 1; }
 [ "$got" = "$want" ] || { echo "greedy-scale.csv:"; echo "$got"; echo "expected:"; echo "$want"; exit 1; }
-for f in solver-time fusion-quality; do
+for f in solver-time fusion-quality greedy-scale; do
   grep -q '<svg' "$tmp/$f.svg" || { echo "$f.svg is not an SVG"; exit 1; }
   [ "$(head -c 4 "$tmp/$f.png" | od -An -c | tr -d ' ')" = '211PNG' ] || { echo "$f.png is not a PNG"; exit 1; }
 done
