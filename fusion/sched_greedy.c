@@ -376,6 +376,10 @@ typedef struct {
   int *knownidx;               /* place (known size) -> its index in known */
   int *unk, *unkstart;         /* places of unknown size, per SOAC */
   int *unext;                  /* place of known size -> index in unk of the first unknown one after it */
+  /* Runs: per list position x (in known, in unk, and over places), an index
+   * y > x such that every entry in [x, y) is in x's cluster. Clusters only
+   * grow, so that stays true; run_end extends it. See horizontal_sweep. */
+  int *rknown, *runk, *rall;
 } Lists;
 
 static int size_key(const FusGraph *g, int k, int s) { return k * g->nsize + s; }
@@ -385,6 +389,8 @@ static void lists_build(Lists *L, const FusGraph *g, const Ord *ord) {
   size_t sz = sizeof(int) * (size_t)(n ? n : 1);
   L->inv = nz_xmalloc(sz), L->size = nz_xmalloc(sz), L->knownidx = nz_xmalloc(sz), L->unext = nz_xmalloc(sz);
   L->known = nz_xmalloc(sz), L->unk = nz_xmalloc(sz);
+  L->rknown = nz_xmalloc(sz), L->runk = nz_xmalloc(sz), L->rall = nz_xmalloc(sz);
+  for (int x = 0; x < n; x++) L->rknown[x] = L->runk[x] = L->rall[x] = x + 1;
   L->kstart = nz_xcalloc(LS__COUNT + 1, sizeof(int));
   L->knownstart = nz_xcalloc((size_t)nk + 1, sizeof(int));
   L->unkstart = nz_xcalloc(LS__COUNT + 1, sizeof(int));
@@ -425,6 +431,7 @@ static void lists_build(Lists *L, const FusGraph *g, const Ord *ord) {
 static void lists_free(Lists *L) {
   free(L->inv), free(L->size), free(L->knownidx), free(L->unext), free(L->known), free(L->unk);
   free(L->kstart), free(L->knownstart), free(L->unkstart);
+  free(L->rknown), free(L->runk), free(L->rall);
 }
 
 /* The places after place ra that the invocation there meets, in order: from
@@ -436,11 +443,12 @@ typedef struct {
   int nc, c;          /* candidates */
   int p, pend, q, qend; /* known and unknown places */
   int r, rend;        /* every place */
+  int from;           /* the list the last entry came from: 0 known, 1 unknown, 2 every place, 3 candidates */
 } Iter;
 
 static void iter_start(Iter *it, const Lists *L, const FusGraph *g, int ra, const int *cand, int nc, int every) {
   int k = g->inv[L->inv[ra]].soac;
-  *it = (Iter){cand, nc, 0, 0, 0, 0, 0, -1, -1};
+  *it = (Iter){cand, nc, 0, 0, 0, 0, 0, -1, -1, 3};
   if (cand) return;
   if (every || L->size[ra] == FUS_UNKNOWN) {
     it->r = ra + 1, it->rend = L->kstart[k + 1];
@@ -451,16 +459,51 @@ static void iter_start(Iter *it, const Lists *L, const FusGraph *g, int ra, cons
 }
 
 static int iter_next(Iter *it, const Lists *L) {
-  if (it->cand) return it->c < it->nc ? it->cand[it->c++] : -1;
-  if (it->r >= 0) return it->r < it->rend ? it->r++ : -1;
+  if (it->cand) {
+    it->from = 3;
+    return it->c < it->nc ? it->cand[it->c++] : -1;
+  }
+  if (it->r >= 0) {
+    it->from = 2;
+    return it->r < it->rend ? it->r++ : -1;
+  }
   int a = it->p < it->pend ? L->known[it->p] : INT_MAX, b = it->q < it->qend ? L->unk[it->q] : INT_MAX;
   if (a == INT_MAX && b == INT_MAX) return -1;
   if (a < b) {
+    it->from = 0;
     it->p++;
     return a;
   }
+  it->from = 1;
   it->q++;
   return b;
+}
+
+/* The end of the run of entries from x on (positions in a list whose
+ * entries are places: place(L, list, x)) that are all in x's cluster, at
+ * most end; extends the stored runs, and points every run it crossed at
+ * the end (path compression). */
+static int place_at(const Lists *L, int list, int x) { return list == 0 ? L->known[x] : list == 1 ? L->unk[x] : x; }
+
+static int run_end(const Lists *L, const int *cl, int list, int x, int end) {
+  int *run = list == 0 ? L->rknown : list == 1 ? L->runk : L->rall;
+  int c = cl[L->inv[place_at(L, list, x)]], y = x;
+  while (run[y] < end && cl[L->inv[place_at(L, list, run[y])]] == c) y = run[y];
+  int e = run[y] < end ? run[y] : end;
+  for (int z = x; z != y;) { /* compress: every run from x to y now ends at e */
+    int nz = run[z];
+    run[z] = e;
+    z = nz;
+  }
+  return e;
+}
+
+/* The entry iter_next returned last is in a cluster the sweep skips: skips
+ * the rest of its run too (candidate lists have no runs). */
+static void iter_skip_run(Iter *it, const Lists *L, const int *cl) {
+  if (it->from == 0) it->p = run_end(L, cl, 0, it->p - 1, it->pend);
+  else if (it->from == 1) it->q = run_end(L, cl, 1, it->q - 1, it->qend);
+  else if (it->from == 2) it->r = run_end(L, cl, 2, it->r - 1, it->rend);
 }
 
 /* Horizontal sweep over pairs (a, b), a before b in the order: every
@@ -535,14 +578,19 @@ static void horizontal_sweep(State *S, const Ord *ord, int reference) {
       /* Cheapest first: two known, different sizes are never one space. */
       if (si != FUS_UNKNOWN && L.size[r] != FUS_UNKNOWN && si != L.size[r]) continue;
       int j = L.inv[r], cj = cl[j];
-      if (cj == cl[i] || seen[cj] == stamp) continue;
+      if (cj == cl[i] || seen[cj] == stamp) {
+        if (!reference) iter_skip_run(&it, &L, cl);
+        continue;
+      }
       int v = reference ? -1 : other_soac_member(S, cj, k); /* the second filter */
       if (v >= 0 && !fus_path(g, i, v) && !fus_path(g, v, i)) {
         seen[cj] = stamp;
+        iter_skip_run(&it, &L, cl);
         continue;
       }
       if (known_bad(S, cl[i], cj)) {
         seen[cj] = stamp;
+        iter_skip_run(&it, &L, cl);
         continue;
       }
       if (!fus_indep(g, i, j) || !fus_hcompat(g, i, j, NULL)) continue;
