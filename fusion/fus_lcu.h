@@ -32,6 +32,9 @@ void fus_ren_free(FusRen *r);
 LcuExpr *fus_copy_fresh(LcuProgram *p, FusNames *names, const LcuExpr *e, const FusRen *ren);
 /* Free variables of e in order of first occurrence (interned names). */
 int fus_free_vars(const LcuExpr *e, const char ***out);
+/* The same, leaving out the subexpression stop (the node itself: its
+ * occurrences are not entered); NULL: all of e. */
+int fus_free_vars_before(const LcuExpr *e, const LcuExpr *stop, const char ***out);
 /* Does e contain #x? */
 int fus_uses_length(const LcuExpr *e, const char *x);
 /* Does name occur free in e? */

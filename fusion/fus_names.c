@@ -171,9 +171,11 @@ LcuExpr *fus_copy_fresh(LcuProgram *p, FusNames *names, const LcuExpr *e, const 
  * in a thunk of k merged siblings, a chain of k lets. */
 typedef struct {
   NzScopeIndex bound, out;
+  const LcuExpr *stop; /* not entered (fus_free_vars_before) */
 } FreeAcc;
 
 static void free_vars(const LcuExpr *e, FreeAcc *a) {
+  if (e == a->stop) return;
   if (e->kind == LE_VAR) {
     if (nz_scope_find(&a->bound, e->name, a->bound.n) < 0 && nz_scope_find(&a->out, e->name, a->out.n) < 0)
       nz_scope_push(&a->out, e->name);
@@ -190,8 +192,10 @@ static void free_vars(const LcuExpr *e, FreeAcc *a) {
   for (int i = 0; i < e->nargs; i++) free_vars(e->args[i], a);
 }
 
-int fus_free_vars(const LcuExpr *e, const char ***out) {
-  FreeAcc a = {{0}, {0}};
+int fus_free_vars(const LcuExpr *e, const char ***out) { return fus_free_vars_before(e, NULL, out); }
+
+int fus_free_vars_before(const LcuExpr *e, const LcuExpr *stop, const char ***out) {
+  FreeAcc a = {{0}, {0}, stop};
   free_vars(e, &a);
   int n = a.out.n;
   *out = nz_xmalloc(sizeof(const char *) * (size_t)(n ? n : 1));

@@ -419,13 +419,111 @@ typedef struct {
   LcuBinder *binds;
   LcuRop *rops;
   int bcap, rcap;
+  /* The thunk's free variables, kept so that an in-place merge adds B's
+   * instead of collecting the whole body's again (which made k merged
+   * siblings cost k^2: 30000 siblings took minutes). They are the names
+   * free in the spine before the final tuple, in order (fvs, and as a set),
+   * then those the tuple reads first (fvt; its entries carry over, so these
+   * stay). Valid while t's body and using list are the ones recorded here:
+   * every rule that rewrites a body re-captures the thunk, which replaces
+   * the list, and dead-code elimination replaces the body. */
+  const LcuExpr *body;
+  const LcuBinder *usings;
+  const char **fvs, **fvt;
+  int nfvs, capfvs, nfvt;
+  NzScopeIndex fvset;
+  NzScopeIndex spine; /* the names the spine's lets bind (spine_tail's question) */
+  LcuBinder *us; /* the using list's buffer (arena), capus entries */
+  int capus;
+  LcuExpr **targs; /* the final tuple's entries (arena), tcap of them: an in-place merge appends */
+  int tcap;
 } HTail;
 typedef NZ_VEC(HTail) HTails;
+
+static void htail_fv_free(HTail *h) {
+  free(h->fvs), free(h->fvt);
+  nz_scope_free(&h->fvset);
+  nz_scope_free(&h->spine);
+  h->fvs = h->fvt = NULL;
+  h->nfvs = h->capfvs = h->nfvt = 0;
+  h->body = NULL, h->usings = NULL;
+}
+
+static void htails_free(HTails *ht) {
+  for (int k = 0; k < ht->n; k++) htail_fv_free(&ht->v[k]);
+  nz_vec_free(*ht);
+}
+
+/* t's using list from h's free variables: fvs, then fvt less fvs, less t's
+ * parameters; written to h's buffer. */
+static void htail_usings(LcuProgram *p, HTail *h, LcuThunk *t) {
+  if (h->nfvs + h->nfvt > h->capus) {
+    h->capus = 2 * (h->nfvs + h->nfvt);
+    h->us = lcu_binders(p, h->capus);
+  }
+  int m = 0;
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < (pass ? h->nfvt : h->nfvs); i++) {
+      const char *x = pass ? h->fvt[i] : h->fvs[i];
+      if (pass && nz_scope_find(&h->fvset, x, h->fvset.n) >= 0) continue;
+      int is_param = 0;
+      for (int q = 0; q < t->nparams; q++) is_param |= t->params[q].name == x;
+      if (!is_param) h->us[m++] = lcu_binder(x, NULL, t->loc);
+    }
+  t->usings = h->us;
+  t->nusing = m;
+  h->body = t->body;
+  h->usings = t->usings;
+}
+
+/* Collects t's free variables afresh into h (its spine ends in h->last). */
+static void htail_fv_init(LcuProgram *p, HTail *h, LcuThunk *t) {
+  htail_fv_free(h);
+  const char **all;
+  int n = fus_free_vars(t->body, &all);
+  h->nfvs = h->capfvs = fus_free_vars_before(t->body, h->last->args[1], &h->fvs);
+  for (int i = 0; i < h->nfvs; i++) {
+    if (i >= n || all[i] != h->fvs[i]) nz_die("fusion: the spine's free variables are not a prefix of the body's");
+    nz_scope_push(&h->fvset, h->fvs[i]);
+  }
+  for (const LcuExpr *e = t->body; e->kind == LE_LET; e = e->args[1])
+    for (int b = 0; b < e->nbinds; b++) nz_scope_push(&h->spine, e->binds[b].name);
+  h->nfvt = n - h->nfvs;
+  h->fvt = nz_xmalloc(sizeof(const char *) * (size_t)(h->nfvt ? h->nfvt : 1));
+  if (h->nfvt) memcpy(h->fvt, all + h->nfvs, sizeof(const char *) * (size_t)h->nfvt);
+  free(all);
+  htail_usings(p, h, t);
+}
+
+/* B's body bb went in before the tuple of t (in place): its free variables
+ * join the spine's. None is bound by the spine (spine_tail). */
+static void htail_fv_add(LcuProgram *p, HTail *h, LcuThunk *t, const LcuExpr *bb) {
+  for (int b = 0; b < h->last->nbinds; b++) nz_scope_push(&h->spine, h->last->binds[b].name);
+  const char **fb;
+  int n = fus_free_vars(bb, &fb);
+  for (int i = 0; i < n; i++) {
+    if (nz_scope_find(&h->fvset, fb[i], h->fvset.n) >= 0) continue;
+    if (h->nfvs == h->capfvs) {
+      h->capfvs = h->capfvs ? 2 * h->capfvs : 8;
+      h->fvs = nz_xrealloc(h->fvs, sizeof(const char *) * (size_t)h->capfvs);
+    }
+    h->fvs[h->nfvs++] = fb[i];
+    nz_scope_push(&h->fvset, fb[i]);
+  }
+  free(fb);
+  htail_usings(p, h, t);
+}
 
 static HTail *find_tail(HTails *ht, const LcuThunk *t) {
   for (int k = 0; k < ht->n; k++)
     if (ht->v[k].t == t) return &ht->v[k];
   return NULL;
+}
+
+/* Is h's record of t's body current (see HTail)? Then its spine is the one
+ * recorded, extended in place by merges, and ends at h->last. */
+static int htail_current(const HTail *h, const LcuThunk *t) {
+  return h && h->body && h->body == t->body && h->usings == t->usings;
 }
 
 /* The last let of t's spine if merge_horizontal made it and it is still
@@ -480,9 +578,21 @@ static void merge_horizontal(LcuProgram *p, FusNames *names, HTails *ht, LcuSoac
   LcuThunk *ta = A->thunks[0];
   const LcuThunk *tb = B->thunks[0];
   const char *j = np ? ta->params[0].name : NULL;
-  const LcuExpr *tail = np && captures(tb, j) ? NULL : spine_tail(ta->body, tb, j);
+  /* spine_tail and own_tail walk the spine; a current record answers both
+   * from its sets (walking thousands of lets per merge was most of fusing
+   * 10000 siblings) */
+  HTail *h0 = find_tail(ht, ta);
+  int cur = htail_current(h0, ta), clash = np && captures(tb, j);
+  if (cur && !clash) {
+    clash = j && nz_scope_find(&h0->spine, j, h0->spine.n) >= 0;
+    for (int u = 0; u < tb->nusing && !clash; u++) clash = nz_scope_find(&h0->spine, tb->usings[u].name, h0->spine.n) >= 0;
+  }
+  const LcuExpr *tail = clash ? NULL : cur ? h0->last->args[1] : spine_tail(ta->body, tb, j);
   LcuBinder *y = fresh_binders(p, names, nb, "y", loc);
-  LcuExpr *mine = tail ? own_tail(ht, ta, na) : NULL, *body = NULL, *last;
+  LcuExpr *mine = !tail ? NULL
+                  : cur ? (tail->kind == LE_TUPLE && tail->nargs == na ? h0->last : NULL)
+                        : own_tail(ht, ta, na),
+          *body = NULL, *last, *bb = NULL;
   if (!tail) { /* a name clash: both bodies copied at a fresh index, side by side */
     j = np ? fus_fresh(names, "j") : NULL;
     LcuBinder *x = fresh_binders(p, names, na, "x", loc);
@@ -492,15 +602,32 @@ static void merge_horizontal(LcuProgram *p, FusNames *names, HTails *ht, LcuSoac
     last = lcu_let(p, nb, y, body_at(p, names, tb, np, &j), lcu_tuple(p, na + nb, all, loc), loc);
     body = lcu_let(p, na, x, body_at(p, names, ta, np, &j), last, loc);
   } else {
-    LcuExpr *bb = body_at(p, names, tb, np, &j), **all = lcu_exprs(p, na + nb);
+    bb = body_at(p, names, tb, np, &j);
     const LcuExpr *tup = mine ? mine->args[1] : tail;
-    if (tup->kind == LE_TUPLE && tup->nargs == na) {
+    if (mine && tup->kind == LE_TUPLE && tup->nargs == na) {
+      /* in place: the same thunk, one more let, and the tuple's entries
+       * appended to a buffer that grows by doubling (a new array of all of
+       * them per merge was quadratic: 4300 siblings, 150 MB) */
+      if (tup->args != h0->targs || na + nb > h0->tcap) {
+        h0->tcap = 2 * (na + nb);
+        LcuExpr **buf = lcu_exprs(p, h0->tcap);
+        memcpy(buf, tup->args, sizeof(LcuExpr *) * (size_t)na);
+        h0->targs = buf;
+      }
+      for (int k = 0; k < nb; k++) h0->targs[na + k] = lcu_var(p, y[k].name, loc);
+      LcuExpr *nt = lcu_expr_new(p, LE_TUPLE, loc);
+      nt->nargs = na + nb;
+      nt->args = h0->targs;
+      last = lcu_let(p, nb, y, bb, nt, loc);
+      mine->args[1] = last;
+    } else if (tup->kind == LE_TUPLE && tup->nargs == na) {
+      LcuExpr **all = lcu_exprs(p, na + nb);
       for (int k = 0; k < na; k++) all[k] = tup->args[k];
       for (int k = 0; k < nb; k++) all[na + k] = lcu_var(p, y[k].name, loc);
       last = lcu_let(p, nb, y, bb, lcu_tuple(p, na + nb, all, loc), loc);
-      if (mine) mine->args[1] = last; /* in place: the same thunk, one more let */
-      else body = respine(p, ta->body, last);
+      body = respine(p, ta->body, last);
     } else {
+      LcuExpr **all = lcu_exprs(p, na + nb);
       LcuBinder *x = fresh_binders(p, names, na, "x", loc);
       for (int k = 0; k < na; k++) all[k] = lcu_var(p, x[k].name, loc);
       for (int k = 0; k < nb; k++) all[na + k] = lcu_var(p, y[k].name, loc);
@@ -512,18 +639,26 @@ static void merge_horizontal(LcuProgram *p, FusNames *names, HTails *ht, LcuSoac
   if (body) { /* a new thunk */
     LcuBinder jb = lcu_binder(j ? j : "j", NULL, loc);
     LcuThunk *t = lcu_thunk_new(p, np, &jb, body, 0, NULL, loc);
-    HTail fresh = {t, last, h ? h->binds : NULL, h ? h->rops : NULL, h ? h->bcap : 0, h ? h->rcap : 0};
+    HTail fresh = {.t = t,
+                   .last = last,
+                   .binds = h ? h->binds : NULL,
+                   .rops = h ? h->rops : NULL,
+                   .bcap = h ? h->bcap : 0,
+                   .rcap = h ? h->rcap : 0};
     if (h) {
+      htail_fv_free(h);
       *h = fresh;
     } else {
       nz_vec_push(*ht, fresh);
       h = &ht->v[ht->n - 1];
     }
     A->thunks[0] = ta = t;
+    htail_fv_init(p, h, ta);
   } else {
     h->last = last;
+    if (h->body == ta->body && h->usings == ta->usings) htail_fv_add(p, h, ta, bb);
+    else htail_fv_init(p, h, ta);
   }
-  recapture(p, ta);
   merge_outputs(p, h, A, B);
 }
 
@@ -705,6 +840,127 @@ static void dead_code(LcuProgram *p, FusNames *names, const LcuKernel *k, SoacVe
   nz_scope_free(&live);
 }
 
+/* An int list per SOAC (horizontal's producers and consumers). */
+typedef struct {
+  int *v, n, cap;
+} IdList;
+
+static void idl_add(IdList *l, int x) { /* once */
+  for (int i = 0; i < l->n; i++)
+    if (l->v[i] == x) return;
+  if (l->n == l->cap) {
+    l->cap = l->cap ? 2 * l->cap : 4;
+    l->v = nz_xrealloc(l->v, sizeof(int) * (size_t)l->cap);
+  }
+  l->v[l->n++] = x;
+}
+
+static void idl_drop(IdList *l, int x) {
+  for (int i = 0; i < l->n; i++)
+    if (l->v[i] == x) {
+      l->v[i] = l->v[--l->n];
+      return;
+    }
+}
+
+/* Sets in bits every SOAC that depends on s, transitively (cons: consumers). */
+static void descendants(const IdList *cons, int s, uint64_t *bits, int *stack) {
+  int sp = 0;
+  stack[sp++] = s;
+  while (sp > 0) {
+    int x = stack[--sp];
+    for (int i = 0; i < cons[x].n; i++) {
+      int c = cons[x].v[i];
+      if (bits[c >> 6] >> (c & 63) & 1) continue;
+      bits[c >> 6] |= (uint64_t)1 << (c & 63);
+      stack[sp++] = c;
+    }
+  }
+}
+
+/* The horizontal merges of a kernel whose vertical rules are done: the
+ * first pair (a, b) in order, of one mergeable kind and space, b not
+ * depending on a, merges B into A; then the SOACs are put in stable
+ * topological order again, and so on until no pair is left. This is what
+ * fus_lcu_fuse_kernel's loop did one merge per round, rebuilding the
+ * dependences, their closure and the order each time (k siblings cost
+ * k^2 log k; 30000 siblings took minutes); here they are kept up to date
+ * across merges, and the rounds it skips found nothing to do:
+ *  - no vertical rule applies after a horizontal merge: the merged SOAC is
+ *    a MAP, REDUCE, SCAN, ONCE or SEG* like its parts, so it is never a
+ *    FILTER/PERMUTE producer, MAP and ONCE edges were fused already, and a
+ *    FILTER/PERMUTE into a merged REDUCE needs no identity element and a
+ *    strict read in both parts' bodies, which the parts alone failed;
+ *  - dead-code elimination had left every binder live, and a merge keeps
+ *    every reader of every binder (after the merged SOAC, in the order);
+ *  - SOACs before a had no partner, and a merge only adds dependences, so
+ *    they still have none: the scan goes on from a, and from b when the
+ *    merged SOAC stays at a. It stays unless B read a SOAC placed between
+ *    A and B; then the order is rebuilt (toposort) and the scan resumes at
+ *    a, whose prefix the stable order keeps.
+ * The merged SOAC's descendants are its parts' (no descendant of one part
+ * reaches the other: they are independent). */
+static void horizontal(LcuProgram *p, FusNames *names, HTails *ht, SoacVec *v) {
+  int start = 0;
+  for (int again = 1; again;) {
+    again = 0;
+    int n = v->n, W = (n + 63) / 64;
+    Deps d;
+    deps_build(&d, v);
+    IdList *prod = nz_xcalloc((size_t)(n ? n : 1), sizeof(IdList)), *cons = nz_xcalloc((size_t)(n ? n : 1), sizeof(IdList));
+    for (int c = 0; c < n; c++)
+      for (int e = d.start[c]; e < d.start[c + 1]; e++) {
+        idl_add(&prod[c], d.prod[e]);
+        idl_add(&cons[d.prod[e]], c);
+      }
+    deps_free(&d);
+    char *dead = nz_xcalloc((size_t)(n ? n : 1), 1);
+    uint64_t *da = nz_xmalloc(sizeof(uint64_t) * (size_t)(W ? W : 1)), *db = nz_xmalloc(sizeof(uint64_t) * (size_t)(W ? W : 1));
+    int *stack = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
+    for (int a = start; a < n && !again; a++) {
+      if (dead[a]) continue;
+      memset(da, 0, sizeof(uint64_t) * (size_t)W);
+      descendants(cons, a, da, stack);
+      for (int b = a + 1; b < n && !again; b++) {
+        if (dead[b]) continue;
+        LcuSoac *A = &v->v[a], *B = &v->v[b];
+        if (A->kind != B->kind || !mergeable_kind(A->kind)) continue;
+        if (A->kind != LS_ONCE && !size_equal(&A->size, &B->size)) continue;
+        if (da[b >> 6] >> (b & 63) & 1) continue;
+        int moves = 0; /* B reads a SOAC placed after A: the merged one moves */
+        for (int i = 0; i < prod[b].n; i++) moves |= prod[b].v[i] > a;
+        memset(db, 0, sizeof(uint64_t) * (size_t)W);
+        descendants(cons, b, db, stack);
+        for (int w = 0; w < W; w++) da[w] |= db[w];
+        merge_horizontal(p, names, ht, A, B);
+        dead[b] = 1;
+        for (int i = 0; i < prod[b].n; i++) {
+          int q = prod[b].v[i];
+          idl_drop(&cons[q], b);
+          idl_add(&cons[q], a);
+          idl_add(&prod[a], q);
+        }
+        for (int i = 0; i < cons[b].n; i++) {
+          int c = cons[b].v[i];
+          idl_drop(&prod[c], b);
+          idl_add(&prod[c], a);
+          idl_add(&cons[a], c);
+        }
+        if (moves) again = 1, start = a;
+      }
+    }
+    int m = 0, resume = start; /* drop the merged-away SOACs, in order */
+    for (int x = 0; x < n; x++) {
+      if (x == resume) start = m; /* the scan resumes at the same SOAC */
+      if (!dead[x]) v->v[m++] = v->v[x];
+    }
+    v->n = m;
+    if (again) toposort(v);
+    for (int x = 0; x < n; x++) free(prod[x].v), free(cons[x].v);
+    free(prod), free(cons), free(dead), free(da), free(db), free(stack);
+  }
+}
+
 void fus_lcu_fuse_kernel(LcuProgram *p, FusNames *names, LcuKernel *k) {
   SoacVec v = {0};
   HTails ht = {0};
@@ -725,37 +981,14 @@ void fus_lcu_fuse_kernel(LcuProgram *p, FusNames *names, LcuKernel *k) {
       deps_free(&d);
       continue;
     }
-    /* desc[a]: the SOACs that depend on a, transitively (v is in
-     * topological order, so they come after it) */
-    int W = (v.n + 63) / 64;
-    uint64_t *desc = nz_xcalloc((size_t)v.n * (size_t)W + 1, sizeof(uint64_t));
-    for (int c = v.n - 1; c >= 0; c--)
-      for (int e = d.start[c]; e < d.start[c + 1]; e++) {
-        uint64_t *row = desc + (size_t)d.prod[e] * (size_t)W;
-        const uint64_t *rc = desc + (size_t)c * (size_t)W;
-        row[c >> 6] |= (uint64_t)1 << (c & 63);
-        for (int w = 0; w < W; w++) row[w] |= rc[w];
-      }
     deps_free(&d);
-    for (int a = 0; a < v.n && !changed; a++)
-      for (int b = a + 1; b < v.n && !changed; b++) {
-        LcuSoac *A = &v.v[a], *B = &v.v[b];
-        if (A->kind != B->kind || !mergeable_kind(A->kind)) continue;
-        if (A->kind != LS_ONCE && !size_equal(&A->size, &B->size)) continue;
-        if (desc[(size_t)a * (size_t)W + (size_t)(b >> 6)] >> (b & 63) & 1) continue;
-        merge_horizontal(p, names, &ht, A, B);
-        memmove(&v.v[b], &v.v[b + 1], sizeof(LcuSoac) * (size_t)(v.n - b - 1));
-        v.n--;
-        toposort(&v);
-        changed = 1;
-      }
-    free(desc);
+    horizontal(p, names, &ht, &v);
   }
   dead_code(p, names, k, &v);
   k->soacs = NZ_NEWN(p->arena, LcuSoac, v.n ? v.n : 1);
   memcpy(k->soacs, v.v, sizeof(LcuSoac) * (size_t)v.n);
   k->nsoacs = k->capsoacs = v.n;
-  nz_vec_free(ht);
+  htails_free(&ht);
   nz_vec_free(v);
 }
 
