@@ -161,7 +161,7 @@ static int pick_value(GenPlan *P, const int *cands, int n) {
 
    plan_random picks values from large candidate sets (a level's arrays, every
    eligible earlier value) with pick_open's rule, and building those lists
-   for every invocation made the generator quadratic (30000 invocations: 4.7
+   for every invocation made the generator quadratic (30000 invocations: 3.3-4.7
    s). The index answers the same questions in logarithmic time, with the
    same answers in the same order, so the plans and the random stream are
    unchanged: values are kept in categories (all, arrays, scalars, arrays of
