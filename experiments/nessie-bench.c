@@ -27,6 +27,7 @@ static const char *usage_text =
     "                         schedule, else the greedy one, and the status says so\n"
     "  --format=table|csv|json  (default table)\n"
     "  --dot=DIR [--png]      draw every region's clusters (DIR/INPUT-rN-SCHED.dot/.svg)\n"
+    "  --dot-time-limit=SEC   per picture (default 60); past it only the .dot is kept\n"
     "  --dump-ilp=DIR         write every ILP instance as DIR/INPUT-rN-SOLVER.lp\n"
     "  --run                  also run each program unfused and fused (random inputs,\n"
     "                         --seed) and report whether the results agree\n"
@@ -39,7 +40,7 @@ typedef struct {
   int nsched;
   FusSolver solvers[2];
   int nsolvers;
-  double time_limit;
+  double time_limit, dot_limit;
   const char *format;
   const char *dot_dir, *ilp_dir;
   int png, run, jobs, header;
@@ -216,7 +217,7 @@ static int do_task(const Opts *o, const Task *t, Rows *rows) {
       snprintf(title, sizeof title, "%s, region %d (%s), %s%s%s: kernels %d -> %d, arrays %d -> %d", t->input, i,
                r->func->name, t->sched, is_ilp ? "/" : "", is_ilp ? solver_name(t->solver) : "", cb.kernels,
                ca.kernels, cb.arrays, ca.arrays);
-      if (fus_dot_write(r->graph, s.cl, title, base, o->png) != 0) rc = -1;
+      if (fus_dot_write(r->graph, s.cl, title, base, o->png, o->dot_limit) != 0) rc = -1;
     }
     if (o->run && fus_lcu_rewrite(p, names, r, s.cl) != 0) rc = -1;
     fus_schedule_free(&s);
@@ -476,6 +477,7 @@ static int bench_main(int argc, char **argv) {
   Opts o = {0};
   o.format = "table";
   o.time_limit = 10;
+  o.dot_limit = FUS_DOT_TIME_LIMIT;
   o.jobs = 1;
   o.header = 1;
   o.seed = 1;
@@ -507,6 +509,9 @@ static int bench_main(int argc, char **argv) {
       o.dot_dir = a + 6;
     } else if (!strcmp(a, "--png")) {
       o.png = 1;
+    } else if (!strncmp(a, "--dot-time-limit=", 17)) {
+      o.dot_limit = strtod(a + 17, &end);
+      if (*end || end == a + 17 || !isfinite(o.dot_limit) || o.dot_limit <= 0) goto bad_value;
     } else if (!strncmp(a, "--dump-ilp=", 11)) {
       o.ilp_dir = a + 11;
     } else if (!strcmp(a, "--run")) {

@@ -8,8 +8,10 @@
 #include <errno.h>
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static char *S(const char *s) { return (char *)s; } /* cgraph's API is not const-correct */
@@ -62,8 +64,10 @@ static int gv_capture(char *msg) {
  * process: Graphviz 2.42's dot layout has known crashes on some clustered
  * graphs (a double free after it loses an edge, errors its libpath prints
  * without reporting them), and a crash there must not take the compiler
- * down or leave a half-written picture. Returns 0, or -1 with a message. */
-static int render(Agraph_t *G, const char *base, int png) {
+ * down or leave a half-written picture. Nor may a layout that would take
+ * hours: past `seconds` (> 0) the child is killed. Returns 0, or -1 with a
+ * message. */
+static int render(Agraph_t *G, const char *base, int png, double seconds, int ninv) {
   size_t blen = strlen(base) + 8;
   char *svg = nz_xmalloc(blen), *pngp = nz_xmalloc(blen);
   snprintf(svg, blen, "%s.svg", base);
@@ -93,9 +97,33 @@ static int render(Agraph_t *G, const char *base, int png) {
     nz_error("cannot draw %s: fork: %s", base, strerror(errno));
     rc = -1;
   } else {
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    /* wait, polling from 1 ms up to 50 ms apart, until the child ends or
+     * the limit passes */
+    double end = seconds > 0 ? nz_now() + seconds : 0;
+    long nap = 1000000;
+    int late = 0;
+    for (;;) {
+      pid_t w = waitpid(pid, &status, seconds > 0 ? WNOHANG : 0);
+      if (w == pid || (w < 0 && errno != EINTR)) break;
+      if (w == 0 && nz_now() >= end) {
+        kill(pid, SIGKILL);
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+        late = 1;
+        break;
+      }
+      if (w == 0) {
+        struct timespec ts = {0, nap};
+        nanosleep(&ts, NULL);
+        if (nap < 50000000) nap *= 2;
+      }
     }
-    if (WIFSIGNALED(status)) {
+    if (late) {
+      nz_error("graphviz did not finish drawing %s within %g s (%d invocations); %s.dot is written: render it "
+               "with `dot -Tsvg %s.dot -o %s.svg`, or raise --dot-time-limit",
+               base, seconds, ninv, base, base, base);
+      rc = -1;
+    } else if (WIFSIGNALED(status)) {
       nz_error("graphviz crashed (signal %d) drawing %s; %s.dot is written", WTERMSIG(status), base, base);
       rc = -1;
     } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
@@ -111,7 +139,7 @@ static int render(Agraph_t *G, const char *base, int png) {
   return rc;
 }
 
-int fus_dot_write(const FusGraph *g, const int *cl_in, const char *title, const char *base, int png) {
+int fus_dot_write(const FusGraph *g, const int *cl_in, const char *title, const char *base, int png, double seconds) {
   int n = g->ninv;
   int *cl = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
   for (int i = 0; i < n; i++) cl[i] = cl_in ? cl_in[i] : i;
@@ -209,7 +237,7 @@ int fus_dot_write(const FusGraph *g, const int *cl_in, const char *title, const 
   } else {
     agwrite(G, f);
     fclose(f);
-    rc = render(G, base, png);
+    rc = render(G, base, png, seconds, n);
   }
   agclose(G);
   free(path);

@@ -9,7 +9,8 @@
 #            optional NAME.args (the command's arguments; {} is the file; default
 #            below) and NAME.exit (expected exit status, default 0).
 #   scripts  tests/sh/*.sh, run with NESSIE_BIN=BINDIR; exit 0 passes, 77 skips
-#            (listed, never counted as passed), anything else fails.
+#            (listed, never counted as passed), anything else fails. Most
+#            source tests/sh/common.bash ($bin, $tmp, bad()).
 # -v prints every test; TESTS=pattern limits to test paths matching the pattern.
 set -u
 cd "$(dirname "$0")/.."

@@ -8,7 +8,8 @@ static void lcu_usage(FILE *f) {
         "       nessie lcu fuse FILE.lcu [FUSION]   print the fused program after a per-region report\n"
         "       nessie lcu print FILE.lcu           print the canonical text form\n"
         "FUSION options: --scheduler=S (fuse: ilp; the strategies are listed below)\n"
-        "       --solver=glpk|cbc  --time-limit=SEC  --dot=DIR [--png]  --dump-ilp=FILE.lp\n"
+        "       --solver=glpk|cbc  --time-limit=SEC  --dot=DIR [--png] [--dot-time-limit=SEC]\n"
+        "       --dump-ilp=FILE.lp\n"
         "ARGs are literals of main's parameter types: 7, 1.5, T, [1, 2], segdes[2, 0],\n"
         "(1, [T, F]); see compiler/lcu/README.md.\n",
         f);

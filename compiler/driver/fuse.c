@@ -10,6 +10,7 @@
 void drv_fuse_defaults(DrvFuse *o) {
   memset(o, 0, sizeof *o);
   o->scheduler = "none";
+  o->dot_limit = FUS_DOT_TIME_LIMIT;
   fus_options_default(&o->opt);
 }
 
@@ -52,6 +53,15 @@ int drv_fuse_option(DrvFuse *o, const char *a) {
   }
   if (!strcmp(a, "--png")) {
     o->png = 1;
+    return 1;
+  }
+  if (!strncmp(a, "--dot-time-limit=", 17)) {
+    char *end;
+    o->dot_limit = strtod(a + 17, &end);
+    if (*end || end == a + 17 || !isfinite(o->dot_limit) || o->dot_limit <= 0) {
+      fprintf(stderr, "nessie: --dot-time-limit wants a positive number of seconds, not '%s'\n", a + 17);
+      return -1;
+    }
     return 1;
   }
   if (!strncmp(a, "--dump-ilp=", 11)) {
@@ -113,7 +123,7 @@ int drv_fuse(LcuProgram *p, DrvFuse *o, NzBuf *report) {
       char base[4096], title[512];
       snprintf(base, sizeof base, "%s/region%d", o->dot_dir, i);
       snprintf(title, sizeof title, "region %d of %s, scheduler %s", i, r->func->name, o->scheduler);
-      if (fus_dot_write(r->graph, s.cl, title, base, o->png) != 0) rc = NZ_EXIT_USER;
+      if (fus_dot_write(r->graph, s.cl, title, base, o->png, o->dot_limit) != 0) rc = NZ_EXIT_USER;
     }
     if (rc == NZ_EXIT_OK && fus_lcu_rewrite(p, names, r, s.cl) != 0) rc = NZ_EXIT_INTERNAL;
     fus_schedule_free(&s);

@@ -2,12 +2,7 @@
 # nessie-bench's command line: formats and their stable columns, --jobs giving the
 # same rows as one process, --run agreeing fused and unfused, --dot pictures, and
 # clear errors (exit 1 for a bad input, 2 for a bad command line).
-set -u
-bin=${NESSIE_BIN:-bin}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-bad() { echo "FAIL $*"; fail=1; }
+. "$(dirname "$0")/common.bash"
 b="$bin/nessie-bench"
 specs=(gen:kernels=6,chain=3,seed=1 gen:kernels=8,family=trap,seed=2 tests/fusion/chain_mixed.lcu)
 cols='input,region,function,scheduler,solver,invocations,kernels_before,kernels_after,arrays_before,arrays_after,traversals_before,traversals_after,objective_before,objective,status,solve_seconds,build_seconds,variables,constraints,nodes,run'

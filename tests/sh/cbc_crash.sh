@@ -3,12 +3,7 @@
 # does inside Cgl on some instances, the region falls back to the greedy
 # schedule with a warning, and the compiler neither crashes nor loses other
 # regions. NESSIE_TEST_CBC_CRASH makes the child raise SIGSEGV.
-set -u
-bin=${NESSIE_BIN:-bin}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-bad() { echo "FAIL $*"; fail=1; }
+. "$(dirname "$0")/common.bash"
 for s in ilp ilp-lazy ilp-decomp; do
   NESSIE_TEST_CBC_CRASH=1 "$bin/nessie-bench" --format=csv --scheduler=$s --solver=cbc gen:kernels=12,chain=3,seed=5 \
     >"$tmp/o.csv" 2>"$tmp/e"

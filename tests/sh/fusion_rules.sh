@@ -6,12 +6,7 @@
 #  - ilp and exhaustive produce exactly K kernels holding S SOACs;
 #  - the printed fused program parses, checks and prints back identically;
 #  - for every scheduler, fused results equal unfused ones on random inputs.
-set -u
-bin=${NESSIE_BIN:-bin}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-bad() { echo "FAIL $*"; fail=1; }
+. "$(dirname "$0")/common.bash"
 for f in tests/fusion/*.lcu; do
   exp=$(sed -n 's|^// expect: ||p' "$f")
   [ -n "$exp" ] || { bad "$f: no '// expect:' line"; continue; }

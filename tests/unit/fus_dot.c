@@ -39,7 +39,7 @@ int main(void) {
   if (!mkdtemp(dir)) return 1;
   char base[64], path[80];
   snprintf(base, sizeof base, "%s/region0", dir);
-  int rc = fus_dot_write(g, s.cl, "region 0 (ilp)", base, 1);
+  int rc = fus_dot_write(g, s.cl, "region 0 (ilp)", base, 1, FUS_DOT_TIME_LIMIT);
   CHECK("dot write", rc == 0);
   snprintf(path, sizeof path, "%s.dot", base);
   char *dot = slurp(path);
@@ -67,7 +67,7 @@ int main(void) {
   snprintf(path, sizeof path, "%s.dot", base);
   unlink(path);
   /* Without a schedule: every invocation its own cluster. */
-  rc = fus_dot_write(g, NULL, "unfused", base, 0);
+  rc = fus_dot_write(g, NULL, "unfused", base, 0, FUS_DOT_TIME_LIMIT);
   dot = slurp(path);
   CHECK("unfused drawing", rc == 0 && dot && strstr(dot, "cluster_3") && !strstr(dot, "dashed"));
   free(dot);
