@@ -479,11 +479,12 @@ static int iter_next(Iter *it, const Lists *L) {
   return b;
 }
 
-/* The end of the run of entries from x on (positions in a list whose
- * entries are places: place(L, list, x)) that are all in x's cluster, at
- * most end; extends the stored runs, and points every run it crossed at
- * the end (path compression). */
+/* The place at position x of a list: 0 known sizes, 1 unknown, 2 every place. */
 static int place_at(const Lists *L, int list, int x) { return list == 0 ? L->known[x] : list == 1 ? L->unk[x] : x; }
+
+/* The end of the run of entries from position x on that are all in x's
+ * cluster, at most end; extends the stored runs, and points every run it
+ * crossed at the end (path compression). */
 
 static int run_end(const Lists *L, const int *cl, int list, int x, int end) {
   int *run = list == 0 ? L->rknown : list == 1 ? L->runk : L->rall;

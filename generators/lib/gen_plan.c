@@ -125,42 +125,10 @@ static unsigned kind_bit(LcuSoacKind k) {
   return 0;
 }
 
-/* Picks one of cands[0..n) that still has room: fewer than `fanout` readers
- * (inputs always have room). Among those, with probability `shared` one that
- * already has a reader (a sibling: a horizontal opportunity), else a fresh
- * one. Returns -1 when none has room. */
-static int pick_open(GenPlan *P, const int *cands, int n) {
-  int *fresh = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1)),
-      *used = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
-  int nf = 0, nu = 0;
-  for (int i = 0; i < n; i++) {
-    GenVal *v = val(P, cands[i]);
-    if (v->producer >= 0 && v->nconsumers >= P->spec->fanout) continue;
-    if (v->nconsumers) used[nu++] = cands[i];
-    else fresh[nf++] = cands[i];
-  }
-  int r = -1;
-  if (nf || nu) {
-    int want_used = gen_chance(P, P->spec->shared);
-    const int *from = (want_used && nu) || !nf ? used : fresh;
-    r = from[gen_below(P, from == used ? nu : nf)];
-  }
-  free(fresh);
-  free(used);
-  return r;
-}
-
-/* pick_open, or when everything is at its fan-out, any candidate. */
-static int pick_value(GenPlan *P, const int *cands, int n) {
-  if (n == 0) nz_die("gen: pick_value from nothing");
-  int r = pick_open(P, cands, n);
-  return r >= 0 ? r : cands[gen_below(P, n)];
-}
-
 /* ----------------------------------------- plan_random's value index
 
    plan_random picks values from large candidate sets (a level's arrays, every
-   eligible earlier value) with pick_open's rule, and building those lists
+   eligible earlier value) with one rule (pick_open_view), and building those lists
    for every invocation made the generator quadratic (30000 invocations: 3.3-4.7
    s). The index answers the same questions in logarithmic time, with the
    same answers in the same order, so the plans and the random stream are
@@ -271,7 +239,7 @@ static void ix_free(GenIndex *ix) {
   free(ix->cls), free(ix->st), free(ix->pos_kind), free(ix->pos_cls);
 }
 
-/* A candidate list as pick_open sees it: the values at positions [lo, hi) of
+/* A candidate list as the picking rule sees it: the values at positions [lo, hi) of
  * one or two categories, in increasing value order, less the values in ex. */
 typedef struct {
   int nparts;
@@ -321,7 +289,10 @@ static int view_select(const GenIndex *ix, const View *w, int st, int k) {
   return lo;
 }
 
-/* pick_open over a view. */
+/* Picks one of the view's values that still has room: fewer than `fanout`
+ * readers (inputs always have room). Among those, with probability `shared`
+ * one that already has a reader (a sibling: a horizontal opportunity), else a
+ * fresh one, each uniformly in value order. Returns -1 when none has room. */
 static int pick_open_view(GenPlan *P, const GenIndex *ix, const View *w) {
   int nf = view_count(ix, w, ST_FRESH, INT_MAX), nu = view_count(ix, w, ST_USED, INT_MAX);
   if (!nf && !nu) return -1;
@@ -330,7 +301,8 @@ static int pick_open_view(GenPlan *P, const GenIndex *ix, const View *w) {
   return view_select(ix, w, used ? ST_USED : ST_FRESH, gen_below(P, used ? nu : nf));
 }
 
-/* pick_value over positions [lo, hi) of one category. */
+/* pick_open_view over positions [lo, hi) of one category, or when all are at
+ * their fan-out, any of them. */
 static int pick_value_range(GenPlan *P, const GenIndex *ix, const Cat *c, int lo, int hi) {
   if (hi <= lo) nz_die("gen: pick_value from nothing");
   View w = {1, {{c, lo, hi}}, NULL, 0};
@@ -431,7 +403,7 @@ static void plan_random(GenPlan *P) {
       LcuSoacKind kind = pick_kind(P, ~0u);
       int *in = ins + (size_t)m * (size_t)cap, nin = 0;
       if (d == 0) {
-        in[nin++] = pick_value(P, roots, s->sizes);
+        in[nin++] = pick_value_range(P, &ix, &ix.all, roots[0], roots[0] + s->sizes); /* inputs come first */
       } else {
         View arrs = {1, {{&ix.arr, alo, ahi}}, NULL, 0};
         int a = kind == LS_ONCE ? -1 : pick_open_view(P, &ix, &arrs);
