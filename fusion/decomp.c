@@ -413,10 +413,11 @@ int fus_sched_decomposed(const FusGraph *g, FusOptions *opt, FusSchedule *out, c
   double t0 = nz_now();
   char *apart = fus_apart(g);
   int *mem = nz_xmalloc(sizeof(int) * (size_t)n), *lid = nz_xmalloc(sizeof(int) * (size_t)n);
-  int *partner = NULL;
+  int *partner = NULL, *forder = NULL, nforced = 0;
   if (gm->forced) {
     partner = nz_xmalloc(sizeof(int) * (size_t)n);
-    fus_forced_partners(g, apart, partner);
+    forder = nz_xmalloc(sizeof(int) * (size_t)n);
+    nforced = fus_forced_partners(g, apart, partner, forder);
   }
   FusGroup G = {g, n, apart, 0, mem, lid, partner};
   FusWeights w = fus_cost_weights(g);
@@ -429,9 +430,11 @@ int fus_sched_decomposed(const FusGraph *g, FusOptions *opt, FusSchedule *out, c
   for (int i = 0; i < n; i++) grp[i] = fus_uf_find(grp, i);
   out->build_seconds = nz_now() - t0;
   /* The better greedy schedule: every group's start (its restriction, others
-   * alone, is legal) and the fallback. */
+   * alone, is legal) and the fallback. The forced pairs it splits are joined
+   * (legal and cheaper), or the group models' fixed pairs would refuse it. */
   int *greedy = nz_xmalloc(sizeof(int) * (size_t)n);
   fus_greedy_best(g, greedy);
+  if (partner) fus_forced_apply(n, partner, forder, nforced, greedy);
   double t1 = nz_now(), deadline = opt->time_limit > 0 ? t1 + opt->time_limit : 0;
   int *best = nz_xmalloc(sizeof(int) * (size_t)n);   /* per invocation: its group's solution */
   char *solved = nz_xcalloc((size_t)n, 1);           /* per group root: solved and not merged since */
@@ -617,7 +620,7 @@ int fus_sched_decomposed(const FusGraph *g, FusOptions *opt, FusSchedule *out, c
   fus_cost(g, out->cl, &c);
   out->solver_objective = c.objective;
   free(grp), free(greedy), free(best), free(solved), free(proven), free(start), free(sol), free(comb);
-  free(cin), free(cout), free(first), free(apart), free(partner), free(mem), free(lid), free(gopt), free(glb);
+  free(cin), free(cout), free(first), free(apart), free(partner), free(forder), free(mem), free(lid), free(gopt), free(glb);
   free(cand), free(cin2), free(cout2), free(movable), free(merged_group);
   return opt->dump_failed ? -1 : 0; /* --dump-ilp asked for a file that could not be written */
 }

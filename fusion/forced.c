@@ -105,7 +105,7 @@ static int sink_partner(Forced *F, int a) {
   return b;
 }
 
-int fus_forced_partners(const FusGraph *g, const char *apart, int *partner) {
+int fus_forced_partners(const FusGraph *g, const char *apart, int *partner, int *order) {
   int n = g->ninv, count = 0;
   Forced F = {g, apart, nz_xmalloc(sizeof(int) * (size_t)(n + 1)), nz_xmalloc(sizeof(int) * (size_t)(n + 2)),
               nz_xmalloc(sizeof(int) * (size_t)(n + 1))};
@@ -130,6 +130,7 @@ int fus_forced_partners(const FusGraph *g, const char *apart, int *partner) {
         if (b < 0 || dirty[b] || !saves_array(&F, b, a) || !joins(&F, a, b)) continue;
       }
       partner[a] = b;
+      if (order) order[count] = a;
       F.uf[a] = b;
       dirty[a] = dirty[b] = 1;
       changed = 1;
@@ -139,4 +140,30 @@ int fus_forced_partners(const FusGraph *g, const char *apart, int *partner) {
   free(dirty);
   free(F.uf), free(F.start), free(F.mem);
   return count;
+}
+
+/* Replays the joins in their order over the partition cl: atom a_t (the
+ * invocations joined into a_t by the joins before it) moves into the cluster
+ * of its partner's atom when the two are apart. Each atom is whole when its
+ * turn comes (the joins before it were replayed, and a move takes whole
+ * atoms, which nest), so each move is the one of the proof in ILP.md
+ * ("Forced pairs"): a legal partition stays legal and gets cheaper. Returns
+ * the moves made. */
+int fus_forced_apply(int n, const int *partner, const int *order, int count, int *cl) {
+  int *next = nz_xmalloc(sizeof(int) * (size_t)(n + 1)), *tail = nz_xmalloc(sizeof(int) * (size_t)(n + 1));
+  for (int i = 0; i < n; i++) next[i] = -1, tail[i] = i; /* atoms by root: lists */
+  int moves = 0;
+  for (int t = 0; t < count; t++) {
+    int a = order[t], b = partner[a];
+    int x = cl[a], y = cl[b], whole = 1;
+    for (int i = a; i >= 0 && whole; i = next[i]) whole = cl[i] == x;
+    for (int i = b; i >= 0 && whole; i = next[i]) whole = cl[i] == y;
+    if (whole && x != y) {
+      for (int i = a; i >= 0; i = next[i]) cl[i] = y;
+      moves++;
+    }
+    next[tail[b]] = a, tail[b] = tail[a];
+  }
+  free(next), free(tail);
+  return moves;
 }

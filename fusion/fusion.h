@@ -365,8 +365,13 @@ char *fus_apart(const FusGraph *g);
  * and that reads from outside only w; an array read only within the pair,
  * not live out; and the pair rule between the atom and whatever may share a
  * cluster with w. partner[r] = w for the root r of each atom joined to w, else
- * -1. Returns how many atoms were joined. */
-int fus_forced_partners(const FusGraph *g, const char *apart, int *partner);
+ * -1. order (unless NULL): the joined roots in the order they were joined.
+ * Returns how many atoms were joined. */
+int fus_forced_partners(const FusGraph *g, const char *apart, int *partner, int *order);
+/* Moves each joined atom of fus_forced_partners into its partner's cluster,
+ * in join order, where the partition cl splits them: a legal partition stays
+ * legal and gets cheaper (ILP.md, "Forced pairs"). Returns the moves made. */
+int fus_forced_apply(int n, const int *partner, const int *order, int count, int *cl);
 /* Representative rows shared by group models (ILP.md, "Representatives"):
  * yc[a*ng+b] is the column of "local a represents local b" or -1, k_a is
  * column kbase + a. rep_MEMBER: k_b + Σ_a y_ab = 1; and for each a its later

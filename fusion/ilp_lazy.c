@@ -12,6 +12,7 @@ typedef struct {
   int n;
   char *apart; /* n*n: never in one cluster (pair rule, closed through middles) */
   int *xcol;   /* n*n: column of x_ij, -1 if apart */
+  int *partner, *order, nforced; /* fus_forced_partners */
 } Lazy;
 
 static int X(const Lazy *L, int i, int j) { return L->xcol[i * L->n + j]; }
@@ -29,11 +30,11 @@ static FusIlp *build(Lazy *L) {
       if (!L->apart[i * n + j])
         L->xcol[i * n + j] = L->xcol[j * n + i] = fus_ilp_col(m, nz_sprintf(A, "x_%d_%d", i, j), 0, 1, 0, 1, 'x', i, j);
   /* Pairs every optimal partition fuses (ILP.md, "Forced pairs"): fixed. */
-  int *partner = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
-  fus_forced_partners(g, L->apart, partner);
+  int *partner = L->partner = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
+  L->order = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
+  L->nforced = fus_forced_partners(g, L->apart, partner, L->order);
   for (int i = 0; i < n; i++)
     if (partner[i] >= 0 && X(L, i, partner[i]) >= 0) m->lb[X(L, i, partner[i])] = 1;
-  free(partner);
   /* Transitivity: x_ab + x_bc - x_ac <= 1 for each side of each triangle with
    * two fusable sides (an apart third side makes it x_ab + x_bc <= 1). */
   for (int i = 0; i < n; i++)
@@ -140,12 +141,14 @@ static int add_cycle_cut(const Lazy *L, FusIlp *m, const int *cl, int ncut) {
 int fus_sched_ilp_lazy(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
   int n = g->ninv;
   double t0 = nz_now();
-  Lazy L = {g, n, fus_apart(g), nz_xmalloc(sizeof(int) * ((size_t)n * (size_t)n + 1))};
+  Lazy L = {g, n, fus_apart(g), nz_xmalloc(sizeof(int) * ((size_t)n * (size_t)n + 1)), NULL, NULL, 0};
   FusIlp *m = build(&L);
   out->build_seconds = nz_now() - t0;
-  /* Start from the better greedy schedule, which is legal, hence feasible. */
+  /* Start from the better greedy schedule, which is legal, with the forced
+   * pairs it splits joined (legal and cheaper), hence feasible. */
   int *greedy = nz_xcalloc((size_t)(n ? n : 1), sizeof(int));
   fus_greedy_best(g, greedy);
+  fus_forced_apply(n, L.partner, L.order, L.nforced, greedy);
   double t1 = nz_now();
   int status = -1, cuts = 0;
   long nodes = 0;
@@ -202,6 +205,7 @@ int fus_sched_ilp_lazy(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
   free(greedy);
   free(L.apart);
   free(L.xcol);
+  free(L.partner), free(L.order);
   fus_ilp_free(m);
   return rc;
 }

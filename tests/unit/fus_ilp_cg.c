@@ -44,6 +44,29 @@ static void check_forced(const FusGraph *g, const int *cl, void *ctx) {
     if (f->partner[m] >= 0 && cl[m] != cl[f->partner[m]]) f->bad++;
 }
 
+/* Applies the forced moves to a legal partition: the result must be legal,
+ * fuse every forced pair, and cost less whenever something moved. */
+typedef struct {
+  const int *partner, *order;
+  int count, parts, moved, bad;
+} ApplyCheck;
+
+static void check_apply(const FusGraph *g, const int *cl, void *ctx) {
+  ApplyCheck *f = ctx;
+  int n = g->ninv, to[32];
+  memcpy(to, cl, sizeof(int) * (size_t)n);
+  int moves = fus_forced_apply(n, f->partner, f->order, f->count, to);
+  FusCost a, b;
+  fus_cost(g, cl, &a);
+  fus_cost(g, to, &b);
+  f->parts++;
+  f->moved += moves > 0;
+  if (!fus_legal(g, to, NULL) || (moves > 0 ? b.objective >= a.objective : memcmp(to, cl, sizeof(int) * (size_t)n) != 0))
+    f->bad++;
+  for (int m = 0; m < n; m++)
+    if (f->partner[m] >= 0 && to[m] != to[f->partner[m]]) f->bad++;
+}
+
 /* The (kernels, arrays, traversals) of each partition, 3 ints each. */
 typedef struct {
   int *t, n;
@@ -109,7 +132,7 @@ int main(void) {
       FusGraph *g = fus_graph_random((uint64_t)(7300 + r), 3 + r % 7);
       char *apart = fus_apart(g);
       int partner[9], best[9], cl[9];
-      int np = fus_forced_partners(g, apart, partner);
+      int np = fus_forced_partners(g, apart, partner, NULL);
       if (np > 0) {
         ForcedCheck f = {partner, fus_exhaustive(g, best, NULL), 0, 0};
         each_legal(g, cl, 0, 0, check_forced, &f);
@@ -122,6 +145,67 @@ int main(void) {
     printf("  %d forced pairs in 600 regions of 3-9 invocations; %d optimal partitions checked\n", pairs, nopt);
     CHECK("every optimal partition fuses the forced pairs", bad == 0 && pairs >= 50);
   }
+  /* And any legal partition that splits them has a cheaper legal one that
+   * does not (fus_forced_apply, which ilp-cg applies to every partition it
+   * is offered, and ilp-lazy and ilp-decomp to their greedy start). */
+  {
+    ApplyCheck f = {0};
+    for (int r = 1; r <= 600; r++) {
+      FusGraph *g = fus_graph_random((uint64_t)(7300 + r), 3 + r % 7);
+      char *apart = fus_apart(g);
+      int partner[9], order[9], cl[9];
+      f.partner = partner, f.order = order;
+      f.count = fus_forced_partners(g, apart, partner, order);
+      if (f.count > 0) each_legal(g, cl, 0, 0, check_apply, &f);
+      free(apart);
+      fus_graph_free(g);
+    }
+    printf("  forced moves: %d of %d legal partitions moved\n", f.moved, f.parts);
+    CHECK("joining forced pairs keeps a partition legal and makes it cheaper", f.bad == 0 && f.moved > 1000);
+  }
+  /* The same on larger regions, where atoms nest (a join of atoms that
+   * earlier joins built: the moves must take whole atoms), over random legal
+   * partitions (random merges kept while legal). */
+  {
+    ApplyCheck f = {0};
+    int nested = 0;
+    uint64_t r = 0x2545F4914F6CDD1Dull;
+#define NEXT() (r ^= r << 13, r ^= r >> 7, r ^= r << 17, r)
+    for (int reg = 0; reg < 4000; reg++) {
+      int n = 16 + reg % 16;
+      FusGraph *g = fus_graph_random((uint64_t)(9100 + reg), n);
+      char *apart = fus_apart(g);
+      int partner[32], order[32], cl[32], size[32];
+      f.partner = partner, f.order = order;
+      f.count = fus_forced_partners(g, apart, partner, order);
+      for (int i = 0; i < n; i++) size[i] = 1;
+      int here = 0;
+      for (int t = 0; t < f.count; t++) {
+        here += size[order[t]] > 1 || size[partner[order[t]]] > 1;
+        size[partner[order[t]]] += size[order[t]];
+      }
+      nested += here;
+      for (int trial = 0; trial < (here ? 200 : reg % 10 ? 0 : 20) && f.count > 0; trial++) {
+        for (int i = 0; i < n; i++) cl[i] = i;
+        for (int m = 0; m < 3 * n; m++) {
+          int a = cl[NEXT() % (uint64_t)n], b = cl[NEXT() % (uint64_t)n], keep[32];
+          if (a == b) continue;
+          memcpy(keep, cl, sizeof(int) * (size_t)n);
+          for (int i = 0; i < n; i++)
+            if (cl[i] == b) cl[i] = a;
+          if (!fus_legal(g, cl, NULL)) memcpy(cl, keep, sizeof(int) * (size_t)n);
+        }
+        check_apply(g, cl, &f);
+      }
+      free(apart);
+      fus_graph_free(g);
+    }
+#undef NEXT
+    printf("  forced moves: %d of %d partitions of 16-31 invocations moved (%d nested joins)\n", f.moved, f.parts,
+           nested);
+    CHECK("joining forced pairs, nested atoms: legal, cheaper, every pair fused",
+          f.bad == 0 && f.moved > 1000 && nested >= 40);
+  }
   /* Why the conditions that random regions rarely exercise are there: m's
    * output is live out (fusing m with c saves no array), or reaches c only as
    * a scalar. Either way the optimum keeps m with its twin x, which shares
@@ -133,7 +217,7 @@ int main(void) {
       FusGraph *g = fus_graph_parse(regions[r], "forced");
       char *apart = fus_apart(g);
       int partner[3], best[3];
-      fus_forced_partners(g, apart, partner);
+      fus_forced_partners(g, apart, partner, NULL);
       double opt = fus_exhaustive(g, best, NULL), t2 = 0;
       CHECK(r ? "a scalar into c: no forced pair, m and c apart at the optimum"
               : "a live-out output: no forced pair, m and c apart at the optimum",
