@@ -144,11 +144,11 @@ int fus_forced_partners(const FusGraph *g, const char *apart, int *partner, int 
 
 /* Replays the joins in their order over the partition cl: atom a_t (the
  * invocations joined into a_t by the joins before it) moves into the cluster
- * of its partner's atom when the two are apart. Each atom is whole when its
- * turn comes (the joins before it were replayed, and a move takes whole
- * atoms, which nest), so each move is the one of the proof in ILP.md
- * ("Forced pairs"): a legal partition stays legal and gets cheaper. Returns
- * the moves made. */
+ * of its partner's atom when cl has them in different clusters. Each atom
+ * is whole when its turn comes (the joins before it were replayed, and a
+ * move takes whole atoms, which nest; `whole` only guards that), so each
+ * move is the one of the proof in ILP.md ("Forced pairs"): a legal
+ * partition stays legal and gets cheaper. Returns the moves made. */
 int fus_forced_apply(int n, const int *partner, const int *order, int count, int *cl) {
   int *next = nz_xmalloc(sizeof(int) * (size_t)(n + 1)), *tail = nz_xmalloc(sizeof(int) * (size_t)(n + 1));
   for (int i = 0; i < n; i++) next[i] = -1, tail[i] = i; /* atoms by root: lists */
