@@ -4,17 +4,11 @@
 # the legality checker inside the driver, and the fused program by the λcu
 # checker). Generated regions are compared fused and unfused in
 # tests/sh/gen_fusion_agree.sh.
-set -u
-bin=${NESSIE_BIN:-bin}
-fail=0
-bad() { echo "FAIL $*"; fail=1; }
+. "$(dirname "$0")/common.bash"
 scheds=(none greedy-down greedy-up "ilp --solver=glpk" "ilp --solver=cbc" ilp-cg)
 for f in tests/lcu/*.lcu; do
   b=${f%.lcu}
-  [ -f "$b.exit" ] && continue
-  if [ -f "$b.args" ]; then read -r -a args <"$b.args"; else args=(lcu run "{}"); fi
-  args=("${args[@]//\{\}/$f}")
-  [ "${args[1]}" = run ] || continue
+  lcu_run_args "$f" || continue
   for s in "${scheds[@]}"; do
     # shellcheck disable=SC2086
     out=$("$bin/nessie" "${args[@]}" --scheduler=$s --time-limit=20 2>&1)
