@@ -10,7 +10,7 @@ root=$(pwd)
 tree="$tmp/tree"
 mkdir -p "$tree"
 if git -C "$root" rev-parse --git-dir >/dev/null 2>&1; then
-  (cd "$root" && git ls-files -z | xargs -0 tar -cf -) | tar -xf - -C "$tree"
+  (cd "$root" && git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf -) | tar -xf - -C "$tree"
 else
   tar -C "$root" --exclude=./build --exclude=./bin --exclude=./.git -cf - . | tar -xf - -C "$tree"
 fi
@@ -31,15 +31,15 @@ grep -q '^int fus_sched_mine(' "$tree/fusion/fusion.h" || bad "could not declare
 
 # Built like the binaries under test: the sanitizer build when they are.
 case "$bin" in
-*asan*) san=1 out=build/asan/bin ;;
-*) san=0 out=bin ;;
+*asan*) san=1 bindir=build/asan/bin ;;
+*) san=0 bindir=bin ;;
 esac
-make -C "$tree" -j2 SAN=$san OPT=-O0 "$out/nessie" "$out/nessie-bench" >"$tmp/build" 2>&1 || {
+make -C "$tree" -j2 SAN=$san OPT=-O0 "$bindir/nessie" "$bindir/nessie-bench" >"$tmp/build" 2>&1 || {
   tail -n 30 "$tmp/build"
   bad "the tree with the README's scheduler does not build"
   exit 1
 }
-nb="$tree/$out/nessie-bench" ns="$tree/$out/nessie"
+nb="$tree/$bindir/nessie-bench" ns="$tree/$bindir/nessie"
 
 "$nb" --help 2>&1 | grep -q '^  mine  *one line of help' || bad "mine is not listed by nessie-bench --help"
 # The greedy trap: k1 -> k2, k1 -> k3 -> k4 are into edges; mine fuses along them.
