@@ -128,40 +128,30 @@ int main(void) {
    * them, so ilp-cg may make each one atom at the root. */
   {
     int pairs = 0, nopt = 0, bad = 0;
+    ApplyCheck ac = {0}; /* and any legal partition, joined (below) */
     for (int r = 1; r <= 600; r++) {
       FusGraph *g = fus_graph_random((uint64_t)(7300 + r), 3 + r % 7);
       char *apart = fus_apart(g);
-      int partner[9], best[9], cl[9];
-      int np = fus_forced_partners(g, apart, partner, NULL);
+      int partner[9], order[9], best[9], cl[9];
+      int np = fus_forced_partners(g, apart, partner, order);
       if (np > 0) {
         ForcedCheck f = {partner, fus_exhaustive(g, best, NULL), 0, 0};
         each_legal(g, cl, 0, 0, check_forced, &f);
         nopt += f.nopt, bad += f.bad;
         pairs += np;
+        ac.partner = partner, ac.order = order, ac.count = np;
+        each_legal(g, cl, 0, 0, check_apply, &ac);
       }
       free(apart);
       fus_graph_free(g);
     }
     printf("  %d forced pairs in 600 regions of 3-9 invocations; %d optimal partitions checked\n", pairs, nopt);
     CHECK("every optimal partition fuses the forced pairs", bad == 0 && pairs >= 50);
-  }
-  /* And any legal partition that splits them has a cheaper legal one that
-   * does not (fus_forced_apply, which ilp-cg applies to every partition it
-   * is offered, and ilp-lazy and ilp-decomp to their greedy start). */
-  {
-    ApplyCheck f = {0};
-    for (int r = 1; r <= 600; r++) {
-      FusGraph *g = fus_graph_random((uint64_t)(7300 + r), 3 + r % 7);
-      char *apart = fus_apart(g);
-      int partner[9], order[9], cl[9];
-      f.partner = partner, f.order = order;
-      f.count = fus_forced_partners(g, apart, partner, order);
-      if (f.count > 0) each_legal(g, cl, 0, 0, check_apply, &f);
-      free(apart);
-      fus_graph_free(g);
-    }
-    printf("  forced moves: %d of %d legal partitions moved\n", f.moved, f.parts);
-    CHECK("joining forced pairs keeps a partition legal and makes it cheaper", f.bad == 0 && f.moved > 1000);
+    /* And any legal partition that splits them has a cheaper legal one that
+     * does not (fus_forced_apply, which ilp-cg applies to every partition it
+     * is offered, and ilp-lazy and ilp-decomp to their greedy start). */
+    printf("  forced moves: %d of %d legal partitions moved\n", ac.moved, ac.parts);
+    CHECK("joining forced pairs keeps a partition legal and makes it cheaper", ac.bad == 0 && ac.moved > 1000);
   }
   /* The same on larger regions, where atoms nest (a join of atoms that
    * earlier joins built: the moves must take whole atoms), over random legal
