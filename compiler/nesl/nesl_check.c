@@ -678,7 +678,10 @@ static NlType *check(C *c, NlExpr *e) {
       NlType *res = ty_var(CL_ANY);
       NlType *want = ty_fun(arg, res);
       if (!unify(f, want)) {
-        type_err(c, e->a->loc, "call (not a function)", want, f);
+        type_err(c, e->a->loc,
+                 "call (not a function; NESL reads `a b` as the call a(b): is an operator or "
+                 "a terminator missing?)",
+                 want, f);
         return NULL;
       }
       t = res;

@@ -560,11 +560,29 @@ static NlExpr *prefix(P *p) {
   }
 }
 
+/* Juxtaposition (NESL.md 8.2): in the reference an operand followed by a token that starts
+ * another operand is a call, `sin 1.0` is sin(1.0). It binds like a call, left to right,
+ * and takes one atom as its argument. Only on one line, so that a form missing its
+ * terminator is still reported where the next line starts. */
+static bool juxtaposed(P *p) {
+  switch (peek(p)->k) {
+  case T_INT: case T_FLOAT: case T_CHAR: case T_STRING: case T_IDENT: case T_LC: break;
+  default: return false;
+  }
+  return p->i > 0 && p->t[p->i - 1].loc.line == peek(p)->loc.line;
+}
+
 static NlExpr *expr(P *p, int rbp) {
   int depth0 = p->depth;
   if (++p->depth > MAX_NESTING) fail_at(p, peek(p)->loc, "expression nested too deeply%s", "");
   NlExpr *left = prefix(p);
-  while (lbp(peek(p)->k) > rbp) {
+  for (;;) {
+    if (rbp < lbp(T_LP) && juxtaposed(p)) {
+      if (++p->depth > MAX_NESTING) fail_at(p, peek(p)->loc, "expression nested too deeply%s", "");
+      left = mk_call(p, left, prefix(p), left->loc);
+      continue;
+    }
+    if (lbp(peek(p)->k) <= rbp) break;
     NlToken *t = next(p);
     if (++p->depth > MAX_NESTING) fail_at(p, t->loc, "expression nested too deeply%s", "");
     switch (t->k) {
