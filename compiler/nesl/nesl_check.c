@@ -573,6 +573,8 @@ static NlType *check_var(C *c, NlExpr *e) {
   if (g < 0) {
     if (e->op)
       nz_error_at(e->loc, "operator '%s' is not defined by the basis", e->name);
+    else if (e->name == nz_intern_cstr("pair")) /* reserved in the reference (NESL.md 1.5) */
+      nz_error_at(e->loc, "'pair' is reserved in NESL: write a pair as (a, b)");
     else
       nz_error_at(e->loc, "undefined variable '%s'", e->name);
     c->failed = true;
