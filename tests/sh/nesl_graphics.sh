@@ -133,7 +133,13 @@ else
   [ "$ntext" -ge 11 ] || bad "all kinds: $ntext texts, expected at least 11"
   grep -q '<title>all &lt;&amp;&gt; kinds</title>' "$svg" || bad "all kinds: title not escaped"
   grep -q '>x&lt;y &amp; &quot;z&quot;</text>' "$svg" || bad "all kinds: string not escaped"
-  grep -q "fill='#ffa500'" "$svg" || bad "all kinds: no orange shading"
+  # virtual (1, 1) of the box at (10, 10) (from the bottom), 200 pixels for 10 units, in a
+  # window 300 high: x = 10 + 20, y = 300 - 10 - 20
+  grep -q "^<circle cx='30' cy='270' r='1' fill='#ff0000'/>$" "$svg" || bad "all kinds: point misplaced"
+  grep -q "^<polygon points='10,290 210,290 110,90 ' fill='#ffc0cb'/>$" "$svg" ||
+    bad "all kinds: polygon misplaced"
+  grep -q "^<rect x='130' y='130' width='40' height='40' fill='#ffa500'/>$" "$svg" ||
+    bad "all kinds: shading misplaced"
   grep -q "stroke='#ff00ff' stroke-width='3'" "$svg" || bad "all kinds: no magenta outline"
   grep -q "<circle cx='[0-9.]*' cy='[0-9.]*' r='4' fill='#0000ff'/>" "$svg" || bad "all kinds: no big point"
 fi
