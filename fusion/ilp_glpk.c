@@ -70,6 +70,8 @@ typedef struct {
   long added;  /* lazy rows put into the LP */
   double lower_bound;
   int at_bound; /* stopped at an incumbent reaching lower_bound */
+  long long node_limit; /* FusIlp.node_limit */
+  int node_stop;        /* stopped there */
   const FusIlp *hm; /* the model, when it has a heuristic */
   double *hx, *hsol; /* ncols relaxation values; 1-based solution */
   long heur_calls;
@@ -131,6 +133,11 @@ static void callback(glp_tree *tree, void *info) {
   int a, n, t;
   glp_ios_tree_size(tree, &a, &n, &t);
   cb->nodes = t;
+  if (cb->node_limit > 0 && t > cb->node_limit && !cb->node_stop) {
+    cb->node_stop = 1; /* the work limit: nodes counted, not seconds */
+    glp_ios_terminate(tree);
+    return;
+  }
   if (glp_ios_reason(tree) == GLP_IROWGEN && cb->m) add_lazy(tree, cb);
   /* An incumbent at the model's known lower bound is optimal. */
   if (cb->lower_bound > 0 && glp_mip_status(glp_ios_get_prob(tree)) == GLP_FEAS &&
@@ -180,6 +187,7 @@ int fus_ilp_solve_glpk(FusIlp *m, double time_limit, const double *start, double
     cb.x = nz_xmalloc(sizeof(double) * ((size_t)m->ncols + 1));
   }
   cb.lower_bound = m->lower_bound;
+  cb.node_limit = m->node_limit;
   if (m->heuristic) {
     cb.hm = m;
     cb.hx = nz_xcalloc((size_t)m->ncols + 1, sizeof(double));
@@ -223,7 +231,7 @@ int fus_ilp_solve_glpk(FusIlp *m, double time_limit, const double *start, double
   free(cb.x);
   free(cb.hx);
   free(cb.hsol);
-  r->timed_out = ret == GLP_ETMLIM;
+  r->timed_out = ret == GLP_ETMLIM || (ret == GLP_ESTOP && cb.node_stop);
   r->has_solution = st == GLP_OPT || st == GLP_FEAS;
   r->optimal = (st == GLP_OPT && ret == 0) || (cb.at_bound && ret == GLP_ESTOP && r->has_solution);
   if (r->has_solution) {
@@ -249,12 +257,15 @@ int fus_ilp_solve(FusSolver solver, FusIlp *m, double time_limit, const double *
 int fus_ilp_write_lp(const FusIlp *m, const char *path) {
   glp_term_out(GLP_OFF);
   glp_prob *lp = load(m, 1);
-  int ret = glp_write_lp(lp, NULL, path);
+  /* Written under a temporary name and renamed once GLPK reports success
+   * (glp_write_lp returns non-zero on any write error, a full disk
+   * included): no half-written instance is left under the name. */
+  char *tmp = nz_out_temp_name(path);
+  int ret = glp_write_lp(lp, NULL, tmp ? tmp : path);
   glp_delete_prob(lp);
   if (!held) glp_free_env();
-  if (ret != 0) {
-    nz_error("cannot write the ILP instance to %s", path);
-    return -1;
-  }
-  return 0;
+  if (ret != 0) nz_error("cannot write the ILP instance to %s (GLPK reports a write error)", path);
+  int rc = nz_out_commit_name(tmp, path, ret == 0);
+  free(tmp);
+  return rc;
 }
