@@ -546,8 +546,16 @@ int fus_sched_decomposed(const FusGraph *g, FusOptions *opt, FusSchedule *out, c
         /* A repair is a gamble on a tie: proving that none exists can take
          * as long as solving the merged group, so it gets a small budget. */
         double obj = -1, cap = nz_now() + (opt->time_limit > 0 ? 0.05 * opt->time_limit : 0.5);
-        int ok = solve_group(&G, gm, w, opt, deadline > 0 && deadline < cap ? deadline : cap, start, comb, sol,
-                             gopt[r], gopt[r] + 0.5, &obj, out);
+        /* Under a work limit alone the budget is counted too: 5 % of the
+         * limit's nodes, and no clock. */
+        FusOptions ropt = *opt;
+        if (opt->work_limit > 0 && opt->time_limit <= 0) {
+          cap = 0;
+          ropt.work_limit = opt->work_limit / 20 > 0 ? opt->work_limit / 20 : 1;
+        }
+        int ok = solve_group(&G, gm, w, &ropt, deadline > 0 && (cap <= 0 || deadline < cap) ? deadline : cap, start,
+                             comb, sol, gopt[r], gopt[r] + 0.5, &obj, out);
+        opt->dump_seq = ropt.dump_seq, opt->dump_failed = ropt.dump_failed;
         repairs++;
         if (ok && obj <= gopt[r] + 0.5) {
           for (int i = n - 1; i >= 0; i--) first[sol[i]] = i;

@@ -64,7 +64,7 @@ static int solve(const FusIlp *m, double time_limit, const double *start, double
     Cbc_setParameter(model, "preprocess", "off");
     Cbc_setParameter(model, "cuts", "off");
     Cbc_setParameter(model, "heuristics", "off");
-  } else if (time_limit > 0) {
+  } else if (time_limit > 0 || m->node_limit > 0) {
     /* CBC 2.10.8 crashes now and then (a segfault in libCgl; seen in
      * CglPreProcess::postProcess) in solves with preprocessing under a time
      * limit, whatever the model's size, most often when the limit is short. Measured on 80-100-invocation
@@ -72,7 +72,9 @@ static int solve(const FusIlp *m, double time_limit, const double *start, double
      * ilp-decomp and ilp-cg, none in 96 without preprocessing; ilp-decomp on
      * gen:kernels=80,chain=2,seed=1 under a 4 s limit, 2 in 10 runs, none in
      * 10 without. So no preprocessing under a limit. It was worth 2-3x on
-     * some 40-80-invocation models and cost as much on others. */
+     * some 40-80-invocation models and cost as much on others. Under a work
+     * (node) limit neither: a limit of a few nodes should not wait for the
+     * preprocessing of a large model. */
     Cbc_setParameter(model, "preprocess", "off");
   }
   if (m->no_cuts) Cbc_setParameter(model, "cuts", "off");

@@ -5,6 +5,8 @@
  * separation hook is asked there about integral relaxation solutions. */
 #include "fusion.h"
 
+#include <unistd.h>
+
 #include <glpk.h>
 #include <math.h>
 
@@ -254,18 +256,47 @@ int fus_ilp_solve(FusSolver solver, FusIlp *m, double time_limit, const double *
   return fus_ilp_solve_glpk(m, time_limit, start, x, r);
 }
 
+/* Does the file end with "End\n", the last line of the CPLEX LP format? */
+static int ends_complete(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  char tail[5] = {0};
+  int ok = fseek(f, -4, SEEK_END) == 0 && fread(tail, 1, 4, f) == 4 && !strcmp(tail, "End\n");
+  fclose(f);
+  return ok;
+}
+
 int fus_ilp_write_lp(const FusIlp *m, const char *path) {
   glp_term_out(GLP_OFF);
   glp_prob *lp = load(m, 1);
-  /* Written under a temporary name and renamed once GLPK reports success
-   * (glp_write_lp returns non-zero on any write error, a full disk
-   * included): no half-written instance is left under the name. */
+  /* GLPK writes through stdio and ignores what fclose reports, so a full disk
+   * can pass for success: the instance goes to a temporary file first, which
+   * must end with the format's last line ("End"), and only then becomes the
+   * file asked for: renamed where that is a regular file (or new), copied
+   * through a checked write where it is a device or a FIFO. No half-written
+   * instance is left under the name. */
   char *tmp = nz_out_temp_name(path);
-  int ret = glp_write_lp(lp, NULL, tmp ? tmp : path);
+  char dev_tmp[] = "/tmp/nessie-ilp-XXXXXX";
+  int fd = -1;
+  if (!tmp && (fd = mkstemp(dev_tmp)) >= 0) close(fd);
+  const char *write_to = tmp ? tmp : dev_tmp;
+  int ret = (tmp || fd >= 0) ? glp_write_lp(lp, NULL, write_to) : 1;
   glp_delete_prob(lp);
   if (!held) glp_free_env();
-  if (ret != 0) nz_error("cannot write the ILP instance to %s (GLPK reports a write error)", path);
-  int rc = nz_out_commit_name(tmp, path, ret == 0);
+  int ok = ret == 0 && ends_complete(write_to);
+  if (ok && !tmp) { /* a device or FIFO: copy, checking every write */
+    NzOutFile o;
+    FILE *in = fopen(dev_tmp, "rb"), *out = nz_out_open(&o, path);
+    ok = in && out;
+    char buf[65536];
+    size_t k;
+    while (ok && (k = fread(buf, 1, sizeof buf, in)) > 0) ok = fwrite(buf, 1, k, out) == k;
+    if (in) fclose(in);
+    if (out) ok = nz_out_close(&o) == 0 && ok;
+  }
+  if (!tmp && fd >= 0) unlink(dev_tmp);
+  if (!ok) nz_error("cannot write the ILP instance to %s", path);
+  int rc = nz_out_commit_name(tmp, path, ok);
   free(tmp);
   return rc;
 }
