@@ -585,7 +585,7 @@ static NlVal p_shell(NlVal *a) {
   close(fd);
   NzBuf cmd = {0};
   nz_buf_printf(&cmd, "(%s) < %s", cstr(A0), tmpl);
-  fflush(stdout);
+  nz_stdout_flush();
   FILE *p = popen(cmd.s, "r");
   nz_buf_free(&cmd);
   NzBuf b = {0};
