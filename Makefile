@@ -4,7 +4,7 @@
 #   make run      the README's main job
 #   make deps     install missing Debian packages (.ci/install-deps)
 #   make plots    the solver-performance and fusion-quality experiments into results/
-#                 (SIZE=tiny|small|default|large, JOBS=2; default takes about 15 minutes)
+#                 (SIZE=tiny|small|default|large, JOBS=2; default takes about 20 minutes)
 # Under CI=true warnings are errors.
 
 CC      ?= cc
