@@ -98,6 +98,7 @@ static void block_bounds(Kern *K, const char *n) {
 }
 
 static void soac_once(Kern *K, const LcuSoac *s) {
+  hoist(K, s);
   CgAtoms a = thunk(K, s->thunks[0], "-1", NULL, NULL);
   for (int k = 0; k < a.n; k++) LINE("%s = %s;", bind(K, s, k), a.v[k]);
   LINE("elements += 1;");

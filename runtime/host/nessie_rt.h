@@ -185,6 +185,7 @@ static inline int32_t rt_seg_of(const RtSeg *s, int32_t i, int64_t it, int loc) 
     rt_fault(it, loc, "seg_of: element %d out of range (%lld elements)", i, (long long)s->total);
     return 0;
   }
+  if (RT_UNLIKELY(!s->segof)) rt_seg_need_segof((RtSeg *)s); /* CPU code; kernels build it first */
   return s->segof[i];
 }
 
