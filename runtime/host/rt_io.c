@@ -185,6 +185,10 @@ RtSeg *rt_make_segdes(const RtArr *lens, int loc) {
   return rt_seg_from_lens(l, lens->len);
 }
 
+void rt_fail_message(const RtArr *msg, int loc) {
+  rt_fault(-1, loc, "%.*s", (int)msg->len, (const char *)msg->d);
+}
+
 RtArr *rt_seg_lengths(const RtSeg *s) {
   RtArr *a = rt_arr_new(RT_INT, s->nsegs);
   if (s->nsegs) memcpy(a->d, s->lens, sizeof(int32_t) * (size_t)s->nsegs);
