@@ -530,7 +530,11 @@ static void emit_call(CgScope *s, const LcuExpr *e, const char *callee, const Lc
     first = 0;
   }
   nz_buf_puts(&call, ");");
+  /* a runaway recursion is a fault at the call, as in the interpreter */
+  int cpu_call = e->kind == LE_CALL;
+  if (cpu_call) cg_line(s, "rt_enter(%d);", cg_loc(s->cg, e->loc));
   cg_line(s, "%s", call.s);
+  if (cpu_call) cg_line(s, "rt_leave();");
   nz_buf_free(&call);
   for (int k = 0; k < e->nargs; k++) cg_release_atoms(s, e->args[k]->ty, &args[k]);
 }
@@ -603,11 +607,9 @@ void cg_func(Cg *cg, const LcuFunc *f) {
   CgScope s;
   cg_scope_func(&s, cg, f, b);
   cg->tmp = 0;
-  cg_line(&s, "rt_enter(%d);", cg_loc(cg, f->loc));
   CgAtoms r;
   cg_expr(&s, f->body, &r);
   for (int k = 0; k < r.n; k++) cg_line(&s, "*out%d = %s;", k, r.v[k]);
-  cg_line(&s, "rt_leave();");
   nz_buf_puts(b, "}\n\n");
 }
 
