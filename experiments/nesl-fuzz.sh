@@ -4,7 +4,7 @@
 #
 #   bash experiments/nesl-fuzz.sh [--count=N] [--start=S] [--jobs=J] [--batch=K]
 #        [--bin=DIR] [--out=DIR] [--errors=P] [--variants=LIST] [--time-limit=SEC]
-#        [--gen='--depth=5 ...']
+#        [--gen='--depth=5 ...'] [--no-compare]
 #
 # Seeds S .. S+N-1 are generated K programs to a file (nessie-neslgen --programs=K; only
 # a file's last program may end with a run-time error). For every file:
@@ -17,6 +17,7 @@
 #      in --variants (default: "lcu;lcu --scheduler=none;lcu --scheduler=greedy-down"
 #      where --scheduler is accepted) runs the file too, and its stdout, stderr and exit
 #      status must equal the AST interpreter's byte for byte.
+#      --no-compare leaves step 3 out (the summary says so).
 # A failing file is split into its seeds; each failing seed's program goes to --out
 # (default build/nesl-fuzz) with both outputs, and is minimised by deleting top-level
 # forms while it still type-checks and still fails the same way.
@@ -24,6 +25,7 @@
 # The comparison is reported as "skipped" (never as passed) when --interp=lcu is absent.
 set -u
 count=200 start=1 jobs=1 batch=20 bindir=bin out=build/nesl-fuzz errors=15 limit=60 gen="" variants=""
+compare=1
 one="" # internal: --one=SEED runs one batch and prints its status lines
 for a in "$@"; do
   case "$a" in
@@ -38,6 +40,7 @@ for a in "$@"; do
     --gen=*) gen=${a#*=} ;;
     --variants=*) variants=${a#*=} ;;
     --one=*) one=${a#*=} ;;
+    --no-compare) compare=0 ;;
     -h | --help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "nesl-fuzz.sh: unknown option '$a' (--help lists them)" >&2; exit 2 ;;
   esac
@@ -180,6 +183,7 @@ keep_failure() {
   "$neslgen" --seed="$seed" "${genargs[@]}" >"$d/program.nesl"
   echo "$why" >"$d/why.txt"
   cp "$d/program.nesl" "$d/min.nesl"
+  [ "$found" = 0 ] || return 0 # only a batch's first failing seed is minimised (cost)
   case "$why" in
     *"does not type-check"* | *"time limit"*) ;; # deleting forms cannot be checked cheaply
     *) minimise "$d/min.nesl" still_fails ;;
@@ -187,7 +191,7 @@ keep_failure() {
   local p=$d/min
   run_to "$p.ast" "$d/min.nesl" --interp=ast
   [ "$stage" = lcu ] && compare_lcu "$d/min.nesl" "$p" >/dev/null
-  echo "$d"
+  return 0
 }
 
 run_one_batch() {
@@ -215,8 +219,9 @@ run_one_batch() {
           why=$(compare_lcu "$g" "$w/s$seed") && [ -n "$why" ] && why="differs from --interp=$why"
       fi
       if [ -n "$why" ]; then
+        detail="$detail; seed $seed: $why -> $out/seed-$seed"
+        keep_failure
         found=1
-        detail="$detail; seed $seed: $why -> $(keep_failure)"
       fi
     done
     if [ $found = 0 ]; then
@@ -239,7 +244,7 @@ if [ -n "$one" ]; then
   exit 0
 fi
 
-detect_variants >"$out/.variants"
+if [ $compare = 1 ]; then detect_variants >"$out/.variants"; else : >"$out/.variants"; fi
 seq "$start" "$batch" $((start + count - 1)) |
   xargs -P "$jobs" -I{} bash "$0" --one={} --start="$start" --count="$count" --batch="$batch" \
     --bin="$bindir" --out="$out" --errors="$errors" --time-limit="$limit" --gen="$gen" \
@@ -252,6 +257,8 @@ echo "nesl-fuzz: seeds $start..$((start + count - 1)), $files files of up to $ba
 echo "  type-check and AST interpreter: $((files - $(grep -c ' ast-fail ' "$out/log.txt"))) files as promised ($errs of them end with their deliberate run-time error)"
 if [ -s "$out/.variants" ]; then
   echo "  compared with: $(paste -sd, "$out/.variants" | sed 's/,/, /g') — $(grep -c ' ok ' "$out/log.txt") files agree byte for byte"
+elif [ $compare = 0 ]; then
+  echo "  comparison with --interp=lcu: not asked for (--no-compare)"
 else
   echo "  comparison with --interp=lcu: SKIPPED ($nessie run does not accept --interp=lcu)"
 fi

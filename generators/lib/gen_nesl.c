@@ -788,12 +788,19 @@ static bool ex_seq_special(G *g, const NTy *t, int d) {
     default: return false;
     }
   case NT_FLOAT: {
-    /* a float max/min scan starts with -/+1.0e36 (NESL.md 4.3): dropped, since sums
-     * over it would depend on their order */
-    static const char *sc[] = {"plus_scan", "drop(max_scan", "drop(min_scan", "sort"};
+    /* a float max/min scan starts with -/+1.0e36 (NESL.md 4.3): dropped (after a snoc,
+     * so the length stays), since sums over it would depend on their order */
+    static const char *sc[] = {"plus_scan", "drop(max_scan(snoc", "drop(min_scan(snoc", "sort"};
     int k = rnd(g, 4);
-    call1(g, sc[k], t, d - 1);
-    if (k == 1 || k == 2) P(g, ", 1)");
+    if (k == 1 || k == 2) {
+      PF(g, "%s(", sc[k]);
+      ex(g, t, d - 1);
+      P(g, ", ");
+      ex(g, a, d - 1);
+      P(g, ")), 1)");
+    } else {
+      call1(g, sc[k], t, d - 1);
+    }
     return true;
   }
   case NT_BOOL: {
