@@ -49,11 +49,17 @@ for v in "$count" "$start" "$jobs" "$batch" "$errors" "$limit"; do
   [[ "$v" =~ ^[0-9]+$ ]] || { echo "nesl-fuzz.sh: not a number: '$v'" >&2; exit 2; }
 done
 [ "$batch" -ge 1 ] && [ "$jobs" -ge 1 ] || { echo "nesl-fuzz.sh: --batch and --jobs must be >= 1" >&2; exit 2; }
-nessie=$bindir/nessie
-neslgen=$bindir/nessie-neslgen
-[ -x "$nessie" ] && [ -x "$neslgen" ] || { echo "nesl-fuzz.sh: no $nessie or $neslgen (make first)" >&2; exit 2; }
+[ -x "$bindir/nessie" ] && [ -x "$bindir/nessie-neslgen" ] ||
+  { echo "nesl-fuzz.sh: no $bindir/nessie or $bindir/nessie-neslgen (make first)" >&2; exit 2; }
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
+# A long run uses its own copy of the binaries, so a rebuild meanwhile cannot disturb it.
+if [ -z "$one" ]; then
+  mkdir -p "$out/.bin"
+  cp -L "$bindir/nessie" "$bindir/nessie-neslgen" "$out/.bin/"
+fi
+nessie=$out/.bin/nessie
+neslgen=$out/.bin/nessie-neslgen
 # shellcheck disable=SC2086
 genargs=(--errors="$errors" $gen)
 

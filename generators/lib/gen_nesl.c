@@ -224,7 +224,7 @@ static void leaf(G *g, const NTy *t) {
       lit_string(g);
       return;
     }
-    if (chance(g, 30)) {
+    if (chance(g, 12)) {
       P(g, "[] ");
       put_type(g, t->a);
       return;
@@ -948,9 +948,9 @@ static bool ex_seq(G *g, const NTy *t, int d) {
   case 9:
     P(g, "dist(");
     ex(g, a, d - 1);
-    P(g, ", mod(");
+    P(g, chance(g, 80) ? ", 1 + mod(" : ", mod(");
     ex(g, &T_INT, d - 1);
-    P(g, ", 5))");
+    P(g, ", 4))");
     return true;
   case 10: {
     const char *v = fresh(g, "v");
@@ -1295,8 +1295,18 @@ static void top_recursive_use(G *g) {
   g->mult = 1;
   pop_to(g, mark);
   PF(g, " : %s in ", x);
-  if (f->kind == FK_COUNT) PF(g, "[0 : %d]", 1 + rnd(g, 5));
-  else ex(g, seq_of(g, f->arg[0]), g->o.depth);
+  if (f->kind == FK_COUNT) {
+    PF(g, "[0 : %d]", 1 + rnd(g, 5));
+  } else if (chance(g, 50)) { /* a literal of a few inputs, so the recursion has work */
+    P(g, "[");
+    for (int i = 0, k = 2 + rnd(g, 3); i < k; i++) {
+      if (i) P(g, ", ");
+      ex(g, f->arg[0], g->o.depth - 1);
+    }
+    P(g, "]");
+  } else {
+    ex(g, seq_of(g, f->arg[0]), g->o.depth);
+  }
   P(g, "} $\n");
   set_it(g, seq_of(g, f->ret));
 }
