@@ -14,7 +14,7 @@ import sys
 
 SIZES = {"dotprod": 1000, "blackscholes": 300, "nbody": 60, "quicksort": 1000,
          "quickhull": 500, "batcher_sort": 700, "radix_sort": 1000, "spmv": 300,
-         "mandelbrot": 24, "linefit": 500, "primes": 2000}
+         "mandelbrot": 24, "linefit": 500, "primes": 2000, "barnes_hut": 300}
 
 
 def h(i):
@@ -137,7 +137,40 @@ def primes(n):
     return (len(ps), ps[-1], sum(ps))
 
 
-MODELS = {"dotprod": lambda n: (dotprod(n),), "blackscholes": blackscholes, "nbody": nbody,
+def pull(t, s, m):
+    dx, dy = s[0] - t[0], s[1] - t[1]
+    r2 = dx * dx + dy * dy + 0.0001
+    f = m / (r2 * math.sqrt(r2))
+    return (f * dx, f * dy)
+
+
+def bh_accel(t, srcs, x0, y0, size):
+    """One target's acceleration by the same walk as barnes_hut.nesl, written per
+    target as a plain recursive quadtree descent."""
+    if len(srcs) <= 4 or size < 1.0e-6:
+        fs = [pull(t, s, 1.0) for s in srcs]
+        return (sum(f[0] for f in fs), sum(f[1] for f in fs))
+    m = float(len(srcs))
+    c = (sum(x for x, _ in srcs) / m, sum(y for _, y in srcs) / m)
+    if size * size < 0.25 * ((t[0] - c[0]) ** 2 + (t[1] - c[1]) ** 2):
+        return pull(t, c, m)
+    half = size / 2.0
+    ax = ay = 0.0
+    for k in range(4):
+        q = [(x, y) for x, y in srcs if int(x >= x0 + half) + 2 * int(y >= y0 + half) == k]
+        a = bh_accel(t, q, x0 + half * (k % 2), y0 + half * (k // 2), half) if q else (0.0, 0.0)
+        ax, ay = ax + a[0], ay + a[1]
+    return (ax, ay)
+
+
+def barnes_hut(n):
+    ps = [(gen(2 * i), gen(2 * i + 1)) for i in range(n)]
+    acc = [bh_accel(p, ps, 0.0, 0.0, 1.0) for p in ps]
+    return (sum(a[0] for a in acc), sum(a[1] for a in acc),
+            sum(math.sqrt(a[0] * a[0] + a[1] * a[1]) for a in acc))
+
+
+MODELS = {"barnes_hut": barnes_hut, "dotprod": lambda n: (dotprod(n),), "blackscholes": blackscholes, "nbody": nbody,
           "quicksort": lambda n: sorted_summary(n, True), "quickhull": quickhull,
           "batcher_sort": lambda n: sorted_summary(n, False),
           "radix_sort": lambda n: sorted_summary(n, False), "spmv": spmv,
