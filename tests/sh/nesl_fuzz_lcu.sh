@@ -7,7 +7,8 @@
 # while `nessie run` has no --interp=lcu.
 source "$(dirname "$0")/common.bash"
 echo '1 $' >"$tmp/t.nesl"
-if ! "$bin/nessie" run "$tmp/t.nesl" --interp=lcu >/dev/null 2>&1; then
+"$bin/nessie" run "$tmp/t.nesl" --interp=lcu >/dev/null 2>&1
+if [ $? = 2 ]; then # a bad command line: the option does not exist yet
   echo "skipped: $bin/nessie run does not accept --interp=lcu yet"
   exit 77
 fi
