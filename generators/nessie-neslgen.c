@@ -6,7 +6,8 @@
 
 static void usage(FILE *f) {
   fputs("usage: nessie-neslgen [--seed=S] [--forms=N] [--depth=D] [--seq-depth=K]\n"
-        "                      [--errors=P] [--work=W] [--programs=K] [--print-error]\n"
+        "                      [--errors=P] [--work=W] [--avoid=F,...] [--programs=K]\n"
+        "                      [--print-error]\n"
         "Prints one random NESL program: a recursive function used inside an apply-to-each,\n"
         "then N more top-level forms (bindings, functions, recursive functions, expressions),\n"
         "a last expression, and, in P percent of the seeds, a form that fails at run time.\n"
@@ -19,6 +20,8 @@ static void usage(FILE *f) {
         "                 index out of range, unequal generator lengths or a division by\n"
         "                 zero (default 15, 0..100)\n"
         "  --work=W       estimated work one form may do, in generator units (default 20000)\n"
+        "  --avoid=F,...  functions no form may call (basis or operator names, @ for\n"
+        "                 string conversion): such forms are drawn again, else left out\n"
         "  --programs=K   the programs of seeds S .. S+K-1 in one file (names numbered on;\n"
         "                 only the last keeps its final error form), to run many per process\n"
         "  --print-error  print only the kind of final error (none, index, length, divzero)\n"
@@ -75,6 +78,8 @@ int main(int argc, char **argv) {
     } else if (!strncmp(a, "--errors=", 9)) {
       if (!int_opt(v, 0, 100, &x)) return bad("--errors takes 0..100, not", v);
       o.errors = (int)x;
+    } else if (!strncmp(a, "--avoid=", 8)) {
+      o.avoid = v;
     } else if (!strncmp(a, "--programs=", 11)) {
       if (!int_opt(v, 1, 100000, &x)) return bad("--programs takes 1..100000, not", v);
       programs = (int)x;

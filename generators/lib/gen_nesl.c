@@ -5,6 +5,7 @@
  * decreasing measure, and an estimate of the work bounds what a form may call.
  * A seed-chosen fraction of programs ends with one deliberate run-time error. */
 #include "gen_nesl.h"
+#include <ctype.h>
 
 typedef enum { NT_INT, NT_FLOAT, NT_BOOL, NT_CHAR, NT_SEQ, NT_PAIR } NTyK;
 typedef struct NTy {
@@ -1238,6 +1239,13 @@ static void count_function(G *g) {
   add_fun(g, f, 2, args, r, FK_COUNT, 16 * c);
 }
 
+static const Var *pick_it(G *g) {
+  const char *it = nz_intern_cstr("it");
+  for (int i = 0; i < g->env.n; i++)
+    if (g->env.v[i].name == it) return &g->env.v[i];
+  return NULL;
+}
+
 static void set_it(G *g, const NTy *t) {
   const char *it = nz_intern_cstr("it");
   for (int i = 0; i < g->env.n; i++)
@@ -1397,6 +1405,50 @@ static void error_form(G *g, GenNeslErr kind) {
   }
 }
 
+typedef enum { F_QSORT, F_DC, F_COUNT, F_REC_USE, F_BINDING, F_FUNCTION, F_EXPRESSION, F_ERROR } FormKind;
+
+/* Whether text calls a function named in --avoid (NAME followed by "(", or "@("). */
+static bool avoided(G *g, const char *text) {
+  for (const char *a = g->o.avoid; a && *a;) {
+    size_t n = strcspn(a, ",");
+    for (const char *p = text; (p = strstr(p, "(")) != NULL; p++) {
+      if ((size_t)(p - text) >= n && !strncmp(p - n, a, n) &&
+          (p - n == text || !(isalnum((unsigned char)p[-n - 1]) || p[-n - 1] == '_')))
+        return true;
+    }
+    a += n + (a[n] == ',');
+  }
+  return false;
+}
+
+/* One top-level form; with --avoid, a form that calls an avoided function is drawn
+ * again (up to 20 times, the random stream going on), else left out. */
+static void form(G *g, FormKind k, GenNeslErr err) {
+  for (int tries = 0; tries < 20; tries++) {
+    size_t len = g->out->len;
+    int nf = g->funs.n, ne = g->env.n;
+    const Var *itv = pick_it(g);
+    const NTy *it = itv ? itv->t : NULL;
+    switch (k) {
+    case F_QSORT: qsort_function(g); break;
+    case F_DC: dc_function(g); break;
+    case F_COUNT: count_function(g); break;
+    case F_REC_USE: top_recursive_use(g); break;
+    case F_BINDING: top_binding(g); break;
+    case F_FUNCTION: plain_function(g); break;
+    case F_EXPRESSION: top_expression(g); break;
+    case F_ERROR: error_form(g, err); break;
+    }
+    if (!g->o.avoid || !avoided(g, g->out->s + len)) return;
+    g->out->len = len;
+    g->out->s[len] = 0;
+    g->funs.n = nf;
+    g->env.n = ne;
+    if (it) set_it(g, it);
+    else if ((itv = pick_it(g)) != NULL) g->env.n = (int)(itv - g->env.v); /* `it` was new */
+  }
+}
+
 void gen_nesl_default(GenNeslOpts *o) {
   *o = (GenNeslOpts){.seed = 1, .forms = 8, .depth = 4, .seq_depth = 3, .errors = 15, .work = 20000};
 }
@@ -1424,6 +1476,7 @@ static GenNeslErr program(const GenNeslOpts *o, NzBuf *out, int *fresh, bool kee
   if (chance(&g, o->errors)) err = (GenNeslErr)(1 + rnd(&g, 3));
   PF(&g, "%% nessie-neslgen --seed=%llu --forms=%d --depth=%d --seq-depth=%d --errors=%d --work=%g",
      (unsigned long long)o->seed, o->forms, o->depth, g.o.seq_depth, o->errors, o->work);
+  if (o->avoid) PF(&g, " --avoid=%s", o->avoid);
   if (err && !keep_error) {
     P(&g, " (its final error form is left out: not last in the batch) %\n");
     err = GEN_NESL_ERR_NONE;
@@ -1432,24 +1485,20 @@ static GenNeslErr program(const GenNeslOpts *o, NzBuf *out, int *fresh, bool kee
   }
   /* One recursive function of some kind always comes first, so every program has one. */
   int first = rnd(&g, 3);
-  if (first == 0) qsort_function(&g);
-  else if (first == 1) dc_function(&g);
-  else count_function(&g);
-  top_recursive_use(&g);
+  form(&g, first == 0 ? F_QSORT : first == 1 ? F_DC : F_COUNT, err);
+  form(&g, F_REC_USE, err);
   for (int k = 0; k < o->forms; k++) {
-    int r = rnd(&g, 100);
-    if (r < 15) top_binding(&g);
-    else if (r < 35) plain_function(&g);
-    else if (r < 45) {
-      int w = rnd(&g, 3);
-      if (w == 0) qsort_function(&g);
-      else if (w == 1) dc_function(&g);
-      else count_function(&g);
-    } else if (r < 60) top_recursive_use(&g);
-    else top_expression(&g);
+    int r = rnd(&g, 100), w = rnd(&g, 3);
+    form(&g,
+         r < 15   ? F_BINDING
+         : r < 35 ? F_FUNCTION
+         : r < 45 ? (w == 0 ? F_QSORT : w == 1 ? F_DC : F_COUNT)
+         : r < 60 ? F_REC_USE
+                  : F_EXPRESSION,
+         err);
   }
-  top_expression(&g);
-  if (err) error_form(&g, err);
+  form(&g, F_EXPRESSION, err);
+  if (err) form(&g, F_ERROR, err);
   nz_vec_free(g.env);
   nz_vec_free(g.funs);
   nz_arena_free(g.ar);

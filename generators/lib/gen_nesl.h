@@ -16,6 +16,7 @@ typedef struct {
   int seq_depth; /* deepest sequence nesting of a type, 1..3 */
   int errors;    /* percent of programs ending with a run-time error, 0..100 */
   double work;   /* estimated work one top-level form may do (generator units) */
+  const char *avoid; /* comma-separated functions no form may call ("@" for string), or NULL */
 } GenNeslOpts;
 
 void gen_nesl_default(GenNeslOpts *o);

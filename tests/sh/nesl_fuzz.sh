@@ -21,6 +21,11 @@ cmp -s "$tmp/a" "$tmp/b" || bad "--seed=42 gives two different programs"
 "$g" --seed=43 >"$tmp/c"
 cmp -s "$tmp/a" "$tmp/c" && bad "--seed=42 and --seed=43 give the same program"
 
+# --avoid leaves out every call of the named functions, and only those forms.
+for s in 1 2 3 4 5 6; do "$g" --seed=$s --avoid=@,rotate,plus_scan; done >"$tmp/avoid.nesl"
+grep -qE '(@|[^a-z_]rotate|[^a-z_]plus_scan)\(' "$tmp/avoid.nesl" && bad "--avoid=@,rotate,plus_scan: a program still calls one"
+grep -q 'sum(' "$tmp/avoid.nesl" || bad "--avoid=@,rotate,plus_scan: no sum( left either"
+
 # What 300 seeds contain, as the README promises (one pattern per construct).
 { "$g" --seed=1 --programs=300; for s in $(seq 1 12); do "$g" --seed="$s" --errors=100; done; } >"$tmp/all.nesl"
 while IFS='~' read -r what pat; do
