@@ -53,7 +53,14 @@ LIBA    := $(O)/libnessie.a
 UNITSRC := $(wildcard tests/unit/*.c)
 UNITBIN := $(UNITSRC:tests/unit/%.c=$(O)/tests/unit/%)
 
-BINS    := $(B)/nessie $(if $(wildcard generators/nessie-gen.c),$(B)/nessie-gen) \
+# The runtime that generated programs link against, next to the nessie binary
+# that finds it (runtime/README.md): the runtime's objects, the λcu value code
+# it prints and parses with, and the common utilities those use.
+RTLIB   := $(B)/nessie-rt/libnessie_rt.a
+RTHDR   := $(B)/nessie-rt/include/nessie_rt.h
+RTOBJ   := $(filter $(O)/runtime/host/% $(O)/compiler/lcu/% $(O)/compiler/common/%,$(LIBOBJ))
+
+BINS    := $(RTLIB) $(RTHDR) $(B)/nessie $(if $(wildcard generators/nessie-gen.c),$(B)/nessie-gen) \
            $(if $(wildcard experiments/nessie-bench.c),$(B)/nessie-bench)
 
 .PHONY: all test run deps clean asan unit format fuzz fuzz-lcu plots
@@ -71,6 +78,14 @@ $(O)/gen/nesl_basis.o: $(O)/gen/nesl_basis.c
 $(LIBA): $(LIBOBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
+
+$(RTLIB): $(RTOBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(RTHDR): runtime/host/nessie_rt.h
+	@mkdir -p $(dir $@)
+	cp $< $@
 
 $(B)/nessie: $(DRVSRC:%.c=$(O)/%.o) $(LIBA)
 	@mkdir -p $(dir $@)
