@@ -58,9 +58,11 @@ UNITBIN := $(UNITSRC:tests/unit/%.c=$(O)/tests/unit/%)
 # it prints and parses with, and the common utilities those use.
 RTLIB   := $(B)/nessie-rt/libnessie_rt.a
 RTHDR   := $(B)/nessie-rt/include/nessie_rt.h
+# The CUDA runtime's sources, compiled by nvcc with each --target=cuda program.
+RTCUDA  := $(patsubst runtime/cuda/%,$(B)/nessie-rt/cuda/%,$(wildcard runtime/cuda/*.h runtime/cuda/*.cuh runtime/cuda/*.cu runtime/cuda/*.c))
 RTOBJ   := $(filter $(O)/runtime/host/% $(O)/compiler/lcu/% $(O)/compiler/common/%,$(LIBOBJ))
 
-BINS    := $(RTLIB) $(RTHDR) $(B)/nessie $(if $(wildcard generators/nessie-gen.c),$(B)/nessie-gen) \
+BINS    := $(RTLIB) $(RTHDR) $(RTCUDA) $(B)/nessie $(if $(wildcard generators/nessie-gen.c),$(B)/nessie-gen) \
            $(if $(wildcard experiments/nessie-bench.c),$(B)/nessie-bench)
 
 .PHONY: all test run deps clean asan unit format fuzz fuzz-lcu plots
@@ -84,6 +86,10 @@ $(RTLIB): $(RTOBJ)
 	rm -f $@ && ar rcs $@ $^
 
 $(RTHDR): runtime/host/nessie_rt.h
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+$(B)/nessie-rt/cuda/%: runtime/cuda/%
 	@mkdir -p $(dir $@)
 	cp $< $@
 

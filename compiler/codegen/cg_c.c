@@ -496,4 +496,4 @@ static void c_kernel(Cg *cg, const LcuKernel *k, int index) {
   (void)cname;
 }
 
-const CgTarget cg_target_c = {"c", c_kernel};
+const CgTarget cg_target_c = {"c", c_kernel, NULL}; /* no glue: the default includes and entry */

@@ -187,7 +187,7 @@ static const char *arr_len(CgScope *s, const char *a) {
   return s->thunk ? cg_fmt(s->cg, "%s_n", a) : cg_fmt(s->cg, "%s->len", a);
 }
 static const char *arr_data(CgScope *s, const char *a, LcuTypeKind elem) {
-  return s->thunk ? cg_fmt(s->cg, "%s_d", a) : cg_fmt(s->cg, "((%s *)%s->d)", elem_ctype(elem), a);
+  return s->thunk ? cg_fmt(s->cg, "%s_d", a) : cg_fmt(s->cg, "((%s *)RT_HOST(%s)->d)", elem_ctype(elem), a);
 }
 
 /* ------------------------------------------------------------ literals */
@@ -381,7 +381,7 @@ static void p_print(CgScope *s, const LcuExpr *e, CgAtoms *out) {
   for (int k = 0; k < a.n; k++) {
     LcuTypeKind ck = lcu_type_component(ty, k)->kind;
     const char *f = ck == LT_INT ? "i" : ck == LT_FLOAT ? "f" : ck == LT_ARRAY ? "a" : ck == LT_SEGDES ? "s" : "b";
-    cg_line(s, "%s[%d].%s = %s;", c, k, f, a.v[k]);
+    cg_line(s, ck == LT_ARRAY ? "%s[%d].%s = RT_HOST(%s);" : "%s[%d].%s = %s;", c, k, f, a.v[k]);
   }
   cg_line(s, "rt_print(\"%s\", %s);", cg_type_text(s->cg, ty), c);
   cg_release_atoms(s, ty, &a);
@@ -391,7 +391,7 @@ static void p_print(CgScope *s, const LcuExpr *e, CgAtoms *out) {
 static void p_make_segdes(CgScope *s, const LcuExpr *e, CgAtoms *out) {
   CgAtoms a;
   cg_expr(s, e->args[0], &a);
-  *out = atom1(s->cg, bind_tmp(s, e->ty, cg_fmt(s->cg, "rt_make_segdes(%s, %d)", a.v[0], cg_loc(s->cg, e->loc))));
+  *out = atom1(s->cg, bind_tmp(s, e->ty, cg_fmt(s->cg, "rt_make_segdes(RT_HOST(%s), %d)", a.v[0], cg_loc(s->cg, e->loc))));
   cg_release_atoms(s, e->args[0]->ty, &a);
 }
 
