@@ -138,10 +138,11 @@ static const char *functor(Kern *K, const LcuThunk *t, int values, int rstruct, 
       nz_buf_printf(b, ", const %s %s", ct(t->params[p].ty), ts.name[t->params[p].slot]);
     nz_buf_puts(b, ") const {\n");
     cg_line(&ts, "(void)j;");
+    for (int p = 0; p < t->nparams; p++) cg_line(&ts, "(void)%s;", ts.name[t->params[p].slot]);
   } else {
     nz_buf_puts(b, "int j) const {\n");
     for (int p = 0; p < t->nparams; p++)
-      cg_line(&ts, "const %s %s = j;", ct(t->params[p].ty), ts.name[t->params[p].slot]);
+      cg_line(&ts, "const %s %s RT_UNUSED = j;", ct(t->params[p].ty), ts.name[t->params[p].slot]);
   }
   CgAtoms a;
   cg_expr(&ts, t->body, &a);
@@ -286,7 +287,7 @@ static void soac_reduce_scan(Kern *K, const LcuSoac *s, int scan, int seg) {
   const char *sti = cg_fmt(cg, "%s_st{%s}", P, st.init.s ? st.init.s + 2 : "");
   if (seg) LINE("rt_cu_seg%s<%s_a>(w, sd, %s_op{}, id, %s);", scan ? "scan" : "reduce", P, P, sti);
   else if (scan) LINE("rt_cu_scan<%s_a>(w, n, %s_op{}, id, %s);", P, P, sti);
-  else LINE("const %s_a r = rt_cu_reduce<%s_a>(w, n, %s_op{}, id);", P, P, P);
+  else LINE("const %s_a r RT_UNUSED = rt_cu_reduce<%s_a>(w, n, %s_op{}, id);", P, P, P);
   check(K, s, "w");
   if (!scan && !seg)
     for (int k = 0; k < nc; k++)
@@ -403,7 +404,7 @@ static void cuda_kernel(Cg *cg, const LcuKernel *k, int index) {
     for (int j = 0; j < k->soacs[i].nbinds; j++) {
       const LcuBinder *bd = &k->soacs[i].binds[j];
       const char *c = ct(bd->ty);
-      LINE("%s%s%s = %s;", c, c[strlen(c) - 1] == '*' ? "" : " ", K->ks.name[bd->slot], cg_zero(bd->ty));
+      LINE("%s%s%s RT_UNUSED = %s;", c, c[strlen(c) - 1] == '*' ? "" : " ", K->ks.name[bd->slot], cg_zero(bd->ty));
     }
   for (int i = 0; i < k->nsoacs; i++) {
     const LcuSoac *s = &k->soacs[i];
