@@ -76,7 +76,7 @@ static CgAtoms thunk(Kern *K, const LcuThunk *t, const char *it, const char *idx
   cg_scope_thunk(&ts, &K->ks, t, ++K->tid, it);
   for (int p = 0; p < t->nparams; p++) {
     const LcuBinder *b = &t->params[p];
-    cg_line(&ts, "const %s %s = %s;", cg_ctype(b->ty), ts.name[b->slot],
+    cg_line(&ts, "const %s %s RT_UNUSED = %s;", cg_ctype(b->ty), ts.name[b->slot],
             vals ? vals->v[p] : cg_fmt(K->cg, "(int32_t)%s", idx));
   }
   CgAtoms a;

@@ -95,6 +95,10 @@ int cg_program(const LcuProgram *p, const CgTarget *t, const char *report, int p
                 file, t->name);
   if (t->glue) t->glue(&cg, out, CG_GLUE_INCLUDES);
   else nz_buf_puts(out, "#include <stdint.h>\n#include \"nessie_rt.h\"\n\n");
+  /* A λcu function may recurse with no base case the C compiler can see: a
+   * run-time fault ends it. That is the program's business, not a warning. */
+  nz_buf_puts(out, "#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12\n"
+                   "#pragma GCC diagnostic ignored \"-Winfinite-recursion\"\n#endif\n\n");
   for (int i = 0; i < p->nkernels; i++) {
     cg_kernel_proto(&cg, out, p->kernels[i]);
     nz_buf_puts(out, ";\n");
