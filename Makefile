@@ -65,7 +65,7 @@ RTOBJ   := $(filter $(O)/runtime/host/% $(O)/compiler/lcu/% $(O)/compiler/common
 BINS    := $(RTLIB) $(RTHDR) $(RTCUDA) $(B)/nessie $(if $(wildcard generators/nessie-gen.c),$(B)/nessie-gen) \
            $(if $(wildcard experiments/nessie-bench.c),$(B)/nessie-bench)
 
-.PHONY: all test run deps clean asan unit format fuzz fuzz-lcu plots
+.PHONY: all test run deps clean asan unit format fuzz fuzz-lcu plots test-gpu
 all: $(BINS) $(UNITBIN)
 
 $(O)/%.o: %.c
@@ -120,6 +120,13 @@ test: deps
 	$(MAKE) all
 	$(MAKE) SAN=1 all
 	@bash tests/run.sh bin build/asan/bin
+
+# On a machine with a GPU: every test program built with --target=cuda and run against
+# the interpreter (tests/cuda/run_gpu.sh; JOBS parallel builds), then the CUDA benchmarks
+# into results/cuda-DATE (experiments/cuda/bench.sh). Skips (77) without nvcc or a GPU.
+test-gpu: all
+	JOBS=$(JOBS) bash tests/cuda/run_gpu.sh bin
+	bash experiments/cuda/bench.sh
 
 # The main job, as far as the pipeline goes today: a λcu program checked, run,
 # fused by the ILP scheduler (report and fused program) and run fused; then a

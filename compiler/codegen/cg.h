@@ -87,6 +87,8 @@ void cg_func_proto(Cg *cg, NzBuf *b, const LcuFunc *f);
 const char *cg_kernel_cname(Cg *cg, const LcuKernel *k);
 const char *cg_func_cname(Cg *cg, const LcuFunc *f);
 void cg_func(Cg *cg, const LcuFunc *f);
+/* A kernel's results handed out (a new reference each), its own arrays released. */
+void cg_kernel_results(CgScope *ks, const LcuKernel *k);
 /* Reduction operators: identity and a ⊕ b as C expressions over atoms. */
 const char *cg_rop_identity(LcuRop r);
 const char *cg_rop_apply(Cg *cg, LcuRop r, const char *a, const char *b);

@@ -599,6 +599,24 @@ void cg_func(Cg *cg, const LcuFunc *f) {
   nz_buf_puts(b, "}\n\n");
 }
 
+/* A kernel's end (every target): each result handed out with a new reference,
+ * then the kernel's own arrays released. */
+void cg_kernel_results(CgScope *ks, const LcuKernel *k) {
+  for (int i = 0; i < k->nrets; i++) {
+    const LcuBinder *r = &k->rets[i];
+    const LcuType *ty = ks->ty[r->slot];
+    const char *v = ks->name[r->slot];
+    if (ty->kind == LT_ARRAY) cg_line(ks, "rt_retain(%s);", v);
+    if (ty->kind == LT_SEGDES) cg_line(ks, "rt_seg_retain(%s);", v);
+    cg_line(ks, "*out%d = %s;", i, v);
+  }
+  for (int i = 0; i < k->nsoacs; i++)
+    for (int j = 0; j < k->soacs[i].nbinds; j++) {
+      const LcuBinder *bd = &k->soacs[i].binds[j];
+      if (bd->ty->kind == LT_ARRAY) cg_line(ks, "rt_release(%s);", ks->name[bd->slot]);
+    }
+}
+
 /* ---------------------------------------------------- reduction operators */
 
 const char *cg_rop_identity(LcuRop r) {
