@@ -13,11 +13,12 @@ static const char *found(const char *path) {
   return path && access(path, X_OK) == 0 ? path : NULL;
 }
 
-/* nvcc: $NESSIE_NVCC, on PATH, $CUDA_HOME/bin, /usr/local/cuda/bin. */
+/* nvcc: $NESSIE_NVCC (when set, the only candidate: a path that is not an
+ * executable means "no nvcc"), on PATH, $CUDA_HOME/bin, /usr/local/cuda/bin. */
 static const char *find_nvcc(void) {
   static char buf[PATH_MAX];
   const char *env = getenv("NESSIE_NVCC");
-  if (env && *env) return env;
+  if (env && *env) return found(env);
   const char *path = getenv("PATH");
   while (path && *path) {
     const char *colon = strchr(path, ':');

@@ -58,7 +58,7 @@ static int rt_cu_started, rt_cu_profiling, rt_cu_written;
 static inline void rt_cu_fill(const RtProgram *p) {
   rt_cu_written = 1;
   if (!rt_cu_started) return;
-  RT_CUDA(cudaDeviceSynchronize());
+  (void)cudaDeviceSynchronize(); /* unchecked: this also runs on the way out of a CUDA error */
   const RtCuptiTotals *t = rt_cupti_totals();
   for (int i = 0; t && i < p->nkernels; i++) p->kernels[i]->seconds = t[i].kernel_seconds;
   rt_bytes_peak = rt_cuda_mem().peak; /* the (total) row: the device's peak */
