@@ -111,11 +111,10 @@ typedef struct {
   const char *nvcc;   /* NESSIE_NVCC, else found like .ci/find-cuda; NULL if none */
   const char *flags;  /* NESSIE_NVCCFLAGS, default -O3 */
   const char *arch;   /* --cuda-arch=sm_XX, or NULL for nvcc's default */
-  int keep_cu;        /* keep OUT.cu next to the binary */
 } CgCudaOpts;
 void cg_cuda_defaults(CgCudaOpts *o);
-/* Writes OUT.cu and compiles it with nvcc against the runtime (C part and
- * runtime/cuda, CUPTI linked). Without nvcc it writes OUT.cu, says so and
+/* Writes OUT.cu (kept) and compiles it with nvcc against the runtime (C part
+ * and runtime/cuda, CUPTI linked). Without nvcc it writes OUT.cu, says so and
  * returns 0. */
 int cg_cuda_compile(const char *text, const char *out, const CgCudaOpts *o);
 

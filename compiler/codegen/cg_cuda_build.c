@@ -130,8 +130,6 @@ int cg_cuda_compile(const char *text, const char *out, const CgCudaOpts *o) {
     fprintf(stderr, "nessie: the generated CUDA is kept in %s\n", cu);
     nz_buf_free(&cmd);
     rc = NZ_EXIT_INTERNAL;
-  } else if (!o->keep_cu) {
-    unlink(cu);
   }
   nz_arena_free(a);
   return rc;

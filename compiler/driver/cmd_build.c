@@ -82,7 +82,7 @@ static void usage(FILE *f) {
         "[--seed=S] [--max-len=N]); --profile makes it write nessie-profile.csv (or $NESSIE_PROFILE).\n"
         "FLAGS default to -O2 ($NESSIE_CFLAGS); the compiler is cc ($NESSIE_CC).\n"
         "--target=cuda writes OUT.cu and compiles it with nvcc ($NESSIE_NVCC, $NESSIE_NVCCFLAGS,\n"
-        "default -O3) where found; --keep-c keeps the .cu.\n",
+        "default -O3) where found (the .cu is kept).\n",
         f);
 }
 
@@ -132,7 +132,6 @@ int drv_cmd_build(int argc, char **argv, int emit) {
       o.cflags = a + 9;
     } else if (!strcmp(a, "--keep-c") && !emit) {
       o.keep_c = 1;
-      co.keep_cu = 1; /* CUDA */
     } else if (a[0] == '-') {
       fprintf(stderr, "nessie %s: unknown option '%s'\n", emit ? "emit" : "build", a);
       usage(stderr);
