@@ -65,7 +65,7 @@ RTOBJ   := $(filter $(O)/runtime/host/% $(O)/compiler/lcu/% $(O)/compiler/common
 BINS    := $(RTLIB) $(RTHDR) $(RTCUDA) $(B)/nessie $(if $(wildcard generators/nessie-gen.c),$(B)/nessie-gen) \
            $(if $(wildcard experiments/nessie-bench.c),$(B)/nessie-bench)
 
-.PHONY: all test run deps clean asan unit format fuzz fuzz-lcu plots test-gpu
+.PHONY: all test run deps clean asan unit format fuzz fuzz-lcu plots bench test-gpu
 all: $(BINS) $(UNITBIN)
 
 $(O)/%.o: %.c
@@ -144,6 +144,14 @@ JOBS ?= 2
 plots: deps
 	$(MAKE) all
 	bash experiments/sweep.sh --size=$(SIZE) --jobs=$(JOBS) --out=results
+
+# Compiled Nessie against hand-written C + OpenMP (experiments/cbench/run.sh):
+# results/cbench/. BENCH_N elements (default 10^7), BENCH_RUNS runs (default 5).
+BENCH_N ?= 10000000
+BENCH_RUNS ?= 5
+bench:
+	$(MAKE) all
+	bash experiments/cbench/run.sh $(BENCH_N) $(BENCH_RUNS)
 
 # A libFuzzer campaign on the NESL lexer, parser and type checker (not part of `make test`):
 # FUZZ_TIME seconds; new inputs land in build/fuzz/corpus, crashes in build/fuzz/.

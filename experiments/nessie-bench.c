@@ -25,6 +25,10 @@ static const char *usage_text =
     "  --solver=glpk|cbc[,..] ILP solver(s) (default glpk)\n"
     "  --time-limit=SEC       per ILP solve (default 10); on expiry the best feasible\n"
     "                         schedule, else the greedy one, and the status says so\n"
+    "  --work-limit=N         bound each exact search by counted work instead (nodes per\n"
+    "                         ILP solve; ilp-cg: its work units); alone, without\n"
+    "                         --time-limit, it turns the time limit off: runs repeat\n"
+    "  --strict-float         no fusion that reorders a float reduction\n"
     "  --format=table|csv|json  (default table)\n"
     "  --dot=DIR [--png]      draw every region's clusters (DIR/INPUT-rN-SCHED.dot/.svg)\n"
     "  --dot-time-limit=SEC   per picture (default 60); past it only the .dot is kept\n"
@@ -41,6 +45,8 @@ typedef struct {
   FusSolver solvers[2];
   int nsolvers;
   double time_limit, dot_limit;
+  long long work_limit;
+  int time_given, strict_float;
   const char *format;
   const char *dot_dir, *ilp_dir;
   int png, run, jobs, header;
@@ -173,7 +179,10 @@ static int do_task(const Opts *o, const Task *t, Rows *rows) {
     FusOptions opt;
     fus_options_default(&opt);
     opt.solver = t->solver;
-    opt.time_limit = o->time_limit;
+    opt.time_limit = o->work_limit > 0 && !o->time_given ? 0 : o->time_limit;
+    opt.work_limit = o->work_limit;
+    opt.strict_float = o->strict_float;
+    r->graph->strict_float = o->strict_float;
     char lp[4096];
     if (o->ilp_dir && is_ilp) {
       snprintf(lp, sizeof lp, "%s/%s-r%d-%s.lp", o->ilp_dir, safe, i, solver_name(t->solver));
@@ -326,7 +335,7 @@ static void print_rows(const Opts *o, const Rows *rows) {
       putchar('\n');
     }
   }
-  fflush(stdout);
+  nz_stdout_flush();
 }
 
 /* Rows travel from workers to the parent as lines of tab-separated cells. */
@@ -392,7 +401,7 @@ static int run_tasks(const Opts *o, const Task *tasks, int ntasks, Rows *rows) {
     return ntasks;
   }
   pid_t *pids = nz_xcalloc((size_t)jobs, sizeof(pid_t));
-  fflush(stdout);
+  nz_stdout_flush();
   fflush(stderr);
   for (int w = 0; w < jobs; w++) {
     pid_t pid = fork();
@@ -409,10 +418,13 @@ static int run_tasks(const Opts *o, const Task *tasks, int ntasks, Rows *rows) {
         char path[256];
         snprintf(path, sizeof path, "%s/%d", dir, t);
         int rc = do_task(o, &tasks[t], &mine);
-        FILE *f = fopen(path, "w");
+        NzOutFile out; /* complete or absent: the parent counts a missing file as an error */
+        FILE *f = nz_out_open(&out, path);
         if (f) {
           write_rows(f, &mine);
-          fclose(f);
+          if (nz_out_close(&out) != 0) bad = 1;
+        } else {
+          bad = 1;
         }
         if (rc) bad = 1;
         for (int i = 0; i < mine.n; i++)
@@ -474,6 +486,7 @@ static int make_dir(const char *d, const char *opt) {
 
 static int bench_main(int argc, char **argv) {
   nz_progname = "nessie-bench";
+  nz_output_init();
   Opts o = {0};
   o.format = "table";
   o.time_limit = 10;
@@ -487,7 +500,7 @@ static int bench_main(int argc, char **argv) {
   int rc = NZ_EXIT_USAGE;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
-    char *end;
+    int r;
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       fputs(usage_text, stdout);
       fus_schedulers_help(stdout);
@@ -499,9 +512,13 @@ static int bench_main(int argc, char **argv) {
     } else if (!strncmp(a, "--solver=", 9)) {
       free(solver_arg);
       solver_arg = nz_xstrdup(a + 9);
-    } else if (!strncmp(a, "--time-limit=", 13)) {
-      o.time_limit = strtod(a + 13, &end);
-      if (*end || end == a + 13 || !isfinite(o.time_limit) || o.time_limit <= 0) goto bad_value;
+    } else if ((r = nz_opt_seconds(a, "--time-limit", NZ_SECONDS_MAX, &o.time_limit)) != 0) {
+      if (r < 0) goto done;
+      o.time_given = 1;
+    } else if ((r = nz_opt_ll(a, "--work-limit", 1, FUS_WORK_LIMIT_MAX, &o.work_limit)) != 0) {
+      if (r < 0) goto done;
+    } else if (!strcmp(a, "--strict-float")) {
+      o.strict_float = 1;
     } else if (!strncmp(a, "--format=", 9)) {
       o.format = a + 9;
       if (strcmp(o.format, "table") && strcmp(o.format, "csv") && strcmp(o.format, "json")) goto bad_value;
@@ -509,21 +526,18 @@ static int bench_main(int argc, char **argv) {
       o.dot_dir = a + 6;
     } else if (!strcmp(a, "--png")) {
       o.png = 1;
-    } else if (!strncmp(a, "--dot-time-limit=", 17)) {
-      o.dot_limit = strtod(a + 17, &end);
-      if (*end || end == a + 17 || !isfinite(o.dot_limit) || o.dot_limit <= 0) goto bad_value;
+    } else if ((r = nz_opt_seconds(a, "--dot-time-limit", NZ_SECONDS_MAX, &o.dot_limit)) != 0) {
+      if (r < 0) goto done;
     } else if (!strncmp(a, "--dump-ilp=", 11)) {
       o.ilp_dir = a + 11;
     } else if (!strcmp(a, "--run")) {
       o.run = 1;
     } else if (!strcmp(a, "--no-header")) {
       o.header = 0;
-    } else if (!strncmp(a, "--seed=", 7)) {
-      o.seed = strtoll(a + 7, &end, 10);
-      if (*end || end == a + 7) goto bad_value;
-    } else if (!strncmp(a, "--jobs=", 7)) {
-      o.jobs = (int)strtol(a + 7, &end, 10);
-      if (*end || o.jobs < 1 || o.jobs > 256) goto bad_value;
+    } else if ((r = nz_opt_ll(a, "--seed", 0, INT64_MAX, &o.seed)) != 0) {
+      if (r < 0) goto done;
+    } else if ((r = nz_opt_int(a, "--jobs", 1, 256, &o.jobs)) != 0) {
+      if (r < 0) goto done;
     } else if (a[0] == '-') {
       fprintf(stderr, "nessie-bench: unknown option '%s' (--help lists them)\n", a);
       goto done;
@@ -537,6 +551,10 @@ static int bench_main(int argc, char **argv) {
   }
   if (!sched_arg) sched_arg = nz_xstrdup("ilp");
   o.nsched = split_list(sched_arg, &o.schedulers);
+  if (o.nsched == 0) {
+    fprintf(stderr, "nessie-bench: --scheduler= names no scheduler\n");
+    goto done;
+  }
   for (int s = 0; s < o.nsched; s++)
     if (!fus_scheduler_find(o.schedulers[s])) {
       fprintf(stderr, "nessie-bench: unknown scheduler '%s'; one of:", o.schedulers[s]);
@@ -546,6 +564,10 @@ static int bench_main(int argc, char **argv) {
     }
   if (!solver_arg) solver_arg = nz_xstrdup("glpk");
   int nsv = split_list(solver_arg, &sv);
+  if (nsv == 0) {
+    fprintf(stderr, "nessie-bench: --solver= names no solver (glpk, cbc)\n");
+    goto done;
+  }
   for (int s = 0; s < nsv; s++) {
     if (o.nsolvers == 2) goto bad_solver;
     if (!strcmp(sv[s], "glpk"))
@@ -562,6 +584,10 @@ static int bench_main(int argc, char **argv) {
     fputs(usage_text, stderr);
     goto done;
   }
+  if (o.png && !o.dot_dir) nz_warning("--png does nothing without --dot=DIR");
+  int any_ilp = 0;
+  for (int s = 0; s < o.nsched; s++) any_ilp |= !strncmp(o.schedulers[s], "ilp", 3);
+  if (o.ilp_dir && !any_ilp) nz_warning("--dump-ilp does nothing without an ilp* scheduler");
   if ((o.dot_dir && make_dir(o.dot_dir, "--dot") != 0) || (o.ilp_dir && make_dir(o.ilp_dir, "--dump-ilp") != 0)) {
     rc = NZ_EXIT_USER;
     goto done;
@@ -591,7 +617,7 @@ done:
   free(sched_arg);
   free(solver_arg);
   nz_intern_free_all();
-  return rc;
+  return nz_stdout_finish(rc); /* a write error on stdout is an error (output.c) */
 }
 
 /* On a 1 GB stack: the passes recurse along let chains (stack.c). */

@@ -27,6 +27,14 @@
  *     thread; the paper leaves it out too).
  * PERMUTE into REDUCE is the paper's: it is only meaning-preserving for
  * commutative operators over a true permutation; the rewriter must check that.
+ It also reorders the reduction (the fused REDUCE combines the elements in
+ * source order, not destination order): with a float operator the sum can
+ * differ in the last bits. By default that is allowed (README.md,
+ * "Decisions": fusion and the parallel back ends may reassociate float
+ * reductions); under --strict-float (FusGraph.strict_float) fus_vcompat
+ * refuses PERMUTE into a REDUCE with a float operator, and every other rule
+ * keeps the order of a reduction's operands, so the fused program's results
+ * are bit-identical to the unfused one's.
  *
  * Rows marked elementwise (all but the "into ONCE" ones) fuse thunk by thunk
  * at the same index (paper §9.2, ‡A substitutes A[i]), so the consumer must
@@ -82,6 +90,12 @@ int fus_vcompat(const FusGraph *g, int i, int j, NzBuf *why) {
   const char *an = lcu_soac_name(A->soac), *bn = lcu_soac_name(B->soac);
   if (!fus_soac_vcompat(A->soac, B->soac)) {
     if (why) nz_buf_printf(why, "%s (%s) flows into %s (%s): %s into %s is not fusable", A->name, an, B->name, bn, an, bn);
+    return 0;
+  }
+  if (g->strict_float && A->soac == LS_PERMUTE && B->float_reduce) {
+    if (why)
+      nz_buf_printf(why, "%s (PERMUTE) flows into %s (%s with a float operator): fusing them reorders the reduction "
+                    "(--strict-float)", A->name, B->name, bn);
     return 0;
   }
   if (!fus_soac_elementwise(A->soac, B->soac)) return 1;

@@ -227,15 +227,15 @@ static int solve_group(const FusGroup *G, const FusGroupModel *gm, FusWeights w,
   for (;;) {
     double left = deadline > 0 ? deadline - nz_now() : 0;
     if (deadline > 0 && left <= 0) break;
-    /* CBC 2.10.8 can crash in CglPreProcess::postProcess when a very short
-     * limit expires during preprocessing (seen with 0.18 s left on
-     * gen:kernels=60,chain=4,seed=4): a group that only gets the last crumbs
-     * of the budget is left unsolved instead. */
-    if (opt->solver == FUS_CBC && deadline > 0 && left < 0.5) break;
+    /* CBC gets whatever is left, however little, as GLPK does: under a limit
+     * it runs without preprocessing (where 2.10.8 crashed when a short limit
+     * expired) and in a child process that is killed past the limit
+     * (ilp_cbc.c), so a short limit costs at most a solve without answer. */
     double *x = nz_xcalloc((size_t)m->ncols + 1, sizeof(double));
     double *st = nz_xcalloc((size_t)m->ncols + 1, sizeof(double));
     gm->assign(G, aux, m, start, st);
     FusIlpResult r;
+    m->node_limit = opt->work_limit;
     fus_ilp_solve(opt->solver, m, left, st, x, &r); /* (only if feasible: under the cap, no split forced pair) */
     free(st);
     if (r.nodes > 0) out->nodes += r.nodes;
@@ -546,8 +546,16 @@ int fus_sched_decomposed(const FusGraph *g, FusOptions *opt, FusSchedule *out, c
         /* A repair is a gamble on a tie: proving that none exists can take
          * as long as solving the merged group, so it gets a small budget. */
         double obj = -1, cap = nz_now() + (opt->time_limit > 0 ? 0.05 * opt->time_limit : 0.5);
-        int ok = solve_group(&G, gm, w, opt, deadline > 0 && deadline < cap ? deadline : cap, start, comb, sol,
-                             gopt[r], gopt[r] + 0.5, &obj, out);
+        /* Under a work limit alone the budget is counted too: 5 % of the
+         * limit's nodes, and no clock. */
+        FusOptions ropt = *opt;
+        if (opt->work_limit > 0 && opt->time_limit <= 0) {
+          cap = 0;
+          ropt.work_limit = opt->work_limit / 20 > 0 ? opt->work_limit / 20 : 1;
+        }
+        int ok = solve_group(&G, gm, w, &ropt, deadline > 0 && (cap <= 0 || deadline < cap) ? deadline : cap, start,
+                             comb, sol, gopt[r], gopt[r] + 0.5, &obj, out);
+        opt->dump_seq = ropt.dump_seq, opt->dump_failed = ropt.dump_failed;
         repairs++;
         if (ok && obj <= gopt[r] + 0.5) {
           for (int i = n - 1; i >= 0; i--) first[sol[i]] = i;

@@ -316,7 +316,10 @@ static FusGraph *build_graph(FusLcuRegion *r) {
       const char *key = size_key(&c, i, &s->size, 0);
       if (key) size = fus_graph_size(g, key);
     }
-    fus_graph_inv(g, k->name, s->kind, size, uses.n, uses.v, inv->let->nbinds, defs);
+    int id = fus_graph_inv(g, k->name, s->kind, size, uses.n, uses.v, inv->let->nbinds, defs);
+    for (int q = 0; q < s->nrops; q++)
+      if (s->rops[q] == LR_FADD || s->rops[q] == LR_FMUL || s->rops[q] == LR_FMAX || s->rops[q] == LR_FMIN)
+        g->inv[id].float_reduce = 1;
     free(defs);
     nz_vec_free(uses);
   }

@@ -31,6 +31,10 @@ typedef struct {
   FusUse *uses; /* distinct variables */
   int ndefs;
   int *defs;
+  /* A reduction (REDUCE, SCAN, SEGREDUCE, SEGSCAN) with a float operator:
+   * reordering its operands changes the result in the last bits (set by
+   * fus_region.c; 0 from fus_graph_inv). */
+  int float_reduce;
 } FusInv;
 
 typedef struct {
@@ -51,6 +55,10 @@ typedef struct FusGraph {
   FusVar *var;
   const char **size_names; /* nsize symbolic sizes, for printing */
   int finished;
+  /* --strict-float (FusOptions.strict_float): fus_vcompat refuses the
+   * fusions that reorder a float reduction (PERMUTE into a float REDUCE).
+   * Set before scheduling; 0 from fus_graph_new. */
+  int strict_float;
   /* Derived by fus_graph_finish: bit matrices of ninv rows of `words` words. */
   int words;
   uint64_t *into; /* row i, bit j: i into j (direct data dependence) */
@@ -174,11 +182,28 @@ const char *fus_status_name(FusStatus s); /* optimal, feasible, time-limit fallb
 typedef struct {
   FusSolver solver;
   double time_limit; /* seconds per solve; <= 0: none */
+  /* A deterministic bound on an exact scheduler's search (0: none), checked
+   * beside time_limit, whichever comes first; on expiry the status says so
+   * just as for the time limit. The unit is the scheduler's own counted work:
+   * ilp, ilp-mono, ilp-bare, ilp-lazy, ilp-decomp: branch-and-bound nodes per
+   * ILP solve (GLPK, CBC); ilp-cg: work units of its search, about a
+   * microsecond each on this machine (WORK_COL per column of each master LP
+   * solved, WORK_NODE per pricing search node; its heuristics run every 5 %
+   * of the limit), its restricted-master MIPs bounded by nodes, not seconds.
+   * Counted, not timed: a run with a work limit and no time limit takes the
+   * same path and ends with the same schedule on any machine and under any
+   * load. */
+  long long work_limit;
+  /* Refuse the fusions that reorder a float reduction (compat.c,
+   * fus_vcompat): fused programs then give bit-identical results to the
+   * unfused interpreter (README.md, "Decisions"). */
+  int strict_float;
   const char *dump_ilp; /* write each ILP instance here (CPLEX LP), or NULL */
   int dump_seq;         /* instances dumped so far; the second gets FILE.1 etc. */
   int dump_failed;      /* some instance could not be written (the scheduler then fails) */
 } FusOptions;
-void fus_options_default(FusOptions *o); /* glpk, 10 s, no dump */
+void fus_options_default(FusOptions *o); /* glpk, 10 s, no work limit, no dump */
+#define FUS_WORK_LIMIT_MAX 1000000000000LL /* the largest --work-limit accepted */
 
 typedef struct {
   int n;
@@ -289,6 +314,10 @@ typedef struct FusIlp {
    * none by default): on ilp-cg's set-partitioning restricted masters CBC's
    * root cuts took its whole 1 s budget, without them it proves in 0.14 s. */
   char no_cuts;
+  /* Branch-and-bound nodes the solver may explore (0: no limit): the
+   * deterministic limit (FusOptions.work_limit); reaching it reports
+   * timed_out like the time limit. */
+  long long node_limit;
 } FusIlp;
 
 /* The reference formulation of paper §8 as corrected in fusion/ILP.md, with
@@ -318,7 +347,7 @@ int fus_ilp_feasible(const FusIlp *m, const double *x, double *obj, NzBuf *why);
 typedef struct {
   int has_solution; /* x holds an integer-feasible solution */
   int optimal;      /* proven optimal */
-  int timed_out;
+  int timed_out; /* the time limit or the node limit cut the search */
   double objective;
   long nodes; /* -1 if not reported */
   long lazy_rows; /* lazy rows the solver added to its LP (GLPK) */

@@ -102,6 +102,7 @@ int fus_graph_inv(FusGraph *g, const char *name, LcuSoacKind soac, int size, int
   FusInv *I = &g->inv[id];
   I->name = nz_strndup(g->arena, name, strlen(name));
   I->soac = soac;
+  I->float_reduce = 0;
   I->size = soac == LS_ONCE ? FUS_UNKNOWN : size;
   /* Distinct uses; a variable used both ways counts as iterated only if every
    * use is (a gather somewhere forbids elementwise fusion). */

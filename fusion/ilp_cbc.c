@@ -7,6 +7,7 @@
 #include <coin/Cbc_C_Interface.h>
 #include <errno.h>
 #include <float.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -63,7 +64,7 @@ static int solve(const FusIlp *m, double time_limit, const double *start, double
     Cbc_setParameter(model, "preprocess", "off");
     Cbc_setParameter(model, "cuts", "off");
     Cbc_setParameter(model, "heuristics", "off");
-  } else if (time_limit > 0) {
+  } else if (time_limit > 0 || m->node_limit > 0) {
     /* CBC 2.10.8 crashes now and then (a segfault in libCgl; seen in
      * CglPreProcess::postProcess) in solves with preprocessing under a time
      * limit, whatever the model's size, most often when the limit is short. Measured on 80-100-invocation
@@ -71,7 +72,9 @@ static int solve(const FusIlp *m, double time_limit, const double *start, double
      * ilp-decomp and ilp-cg, none in 96 without preprocessing; ilp-decomp on
      * gen:kernels=80,chain=2,seed=1 under a 4 s limit, 2 in 10 runs, none in
      * 10 without. So no preprocessing under a limit. It was worth 2-3x on
-     * some 40-80-invocation models and cost as much on others. */
+     * some 40-80-invocation models and cost as much on others. Under a work
+     * (node) limit neither: a limit of a few nodes should not wait for the
+     * preprocessing of a large model. */
     Cbc_setParameter(model, "preprocess", "off");
   }
   if (m->no_cuts) Cbc_setParameter(model, "cuts", "off");
@@ -83,6 +86,7 @@ static int solve(const FusIlp *m, double time_limit, const double *start, double
     Cbc_setParameter(model, "timeMode", "elapsed"); /* wall clock, not CPU time */
     Cbc_setParameter(model, "sec", sec);
   }
+  if (m->node_limit > 0) Cbc_setMaximumNodes(model, m->node_limit > INT_MAX ? INT_MAX : (int)m->node_limit);
   int *all = NULL;
   if (start) {
     all = nz_xmalloc(sizeof(int) * (size_t)nc);
@@ -92,7 +96,7 @@ static int solve(const FusIlp *m, double time_limit, const double *start, double
   Cbc_solve(model);
   free(all);
   r->optimal = Cbc_isProvenOptimal(model);
-  r->timed_out = Cbc_isSecondsLimitReached(model);
+  r->timed_out = Cbc_isSecondsLimitReached(model) || Cbc_isNodeLimitReached(model);
   const double *best = Cbc_bestSolution(model);
   r->has_solution = best != NULL;
   r->nodes = Cbc_getNodeCount(model);
@@ -155,7 +159,10 @@ int fus_ilp_solve_cbc(const FusIlp *m, double time_limit, const double *start, d
    * solution, as on any time-out without one. */
   int killed = 0;
   if (time_limit > 0) {
+    /* Half a second or a tenth of the limit, whichever is more, but never
+     * more than the limit itself: a 0.1 s limit ends by 0.2 s. */
     double grace = time_limit * 0.1 < 0.5 ? 0.5 : time_limit * 0.1;
+    if (grace > time_limit) grace = time_limit;
     double ms = (time_limit + grace) * 1000;
     struct pollfd p = {fd[0], POLLIN, 0};
     int k;

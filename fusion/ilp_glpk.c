@@ -5,6 +5,8 @@
  * separation hook is asked there about integral relaxation solutions. */
 #include "fusion.h"
 
+#include <unistd.h>
+
 #include <glpk.h>
 #include <math.h>
 
@@ -70,6 +72,8 @@ typedef struct {
   long added;  /* lazy rows put into the LP */
   double lower_bound;
   int at_bound; /* stopped at an incumbent reaching lower_bound */
+  long long node_limit; /* FusIlp.node_limit */
+  int node_stop;        /* stopped there */
   const FusIlp *hm; /* the model, when it has a heuristic */
   double *hx, *hsol; /* ncols relaxation values; 1-based solution */
   long heur_calls;
@@ -131,6 +135,11 @@ static void callback(glp_tree *tree, void *info) {
   int a, n, t;
   glp_ios_tree_size(tree, &a, &n, &t);
   cb->nodes = t;
+  if (cb->node_limit > 0 && t > cb->node_limit && !cb->node_stop) {
+    cb->node_stop = 1; /* the work limit: nodes counted, not seconds */
+    glp_ios_terminate(tree);
+    return;
+  }
   if (glp_ios_reason(tree) == GLP_IROWGEN && cb->m) add_lazy(tree, cb);
   /* An incumbent at the model's known lower bound is optimal. */
   if (cb->lower_bound > 0 && glp_mip_status(glp_ios_get_prob(tree)) == GLP_FEAS &&
@@ -180,6 +189,7 @@ int fus_ilp_solve_glpk(FusIlp *m, double time_limit, const double *start, double
     cb.x = nz_xmalloc(sizeof(double) * ((size_t)m->ncols + 1));
   }
   cb.lower_bound = m->lower_bound;
+  cb.node_limit = m->node_limit;
   if (m->heuristic) {
     cb.hm = m;
     cb.hx = nz_xcalloc((size_t)m->ncols + 1, sizeof(double));
@@ -223,7 +233,7 @@ int fus_ilp_solve_glpk(FusIlp *m, double time_limit, const double *start, double
   free(cb.x);
   free(cb.hx);
   free(cb.hsol);
-  r->timed_out = ret == GLP_ETMLIM;
+  r->timed_out = ret == GLP_ETMLIM || (ret == GLP_ESTOP && cb.node_stop);
   r->has_solution = st == GLP_OPT || st == GLP_FEAS;
   r->optimal = (st == GLP_OPT && ret == 0) || (cb.at_bound && ret == GLP_ESTOP && r->has_solution);
   if (r->has_solution) {
@@ -246,15 +256,47 @@ int fus_ilp_solve(FusSolver solver, FusIlp *m, double time_limit, const double *
   return fus_ilp_solve_glpk(m, time_limit, start, x, r);
 }
 
+/* Does the file end with "End\n", the last line of the CPLEX LP format? */
+static int ends_complete(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  char tail[5] = {0};
+  int ok = fseek(f, -4, SEEK_END) == 0 && fread(tail, 1, 4, f) == 4 && !strcmp(tail, "End\n");
+  fclose(f);
+  return ok;
+}
+
 int fus_ilp_write_lp(const FusIlp *m, const char *path) {
   glp_term_out(GLP_OFF);
   glp_prob *lp = load(m, 1);
-  int ret = glp_write_lp(lp, NULL, path);
+  /* GLPK writes through stdio and ignores what fclose reports, so a full disk
+   * can pass for success: the instance goes to a temporary file first, which
+   * must end with the format's last line ("End"), and only then becomes the
+   * file asked for: renamed where that is a regular file (or new), copied
+   * through a checked write where it is a device or a FIFO. No half-written
+   * instance is left under the name. */
+  char *tmp = nz_out_temp_name(path);
+  char dev_tmp[] = "/tmp/nessie-ilp-XXXXXX";
+  int fd = -1;
+  if (!tmp && (fd = mkstemp(dev_tmp)) >= 0) close(fd);
+  const char *write_to = tmp ? tmp : dev_tmp;
+  int ret = (tmp || fd >= 0) ? glp_write_lp(lp, NULL, write_to) : 1;
   glp_delete_prob(lp);
   if (!held) glp_free_env();
-  if (ret != 0) {
-    nz_error("cannot write the ILP instance to %s", path);
-    return -1;
+  int ok = ret == 0 && ends_complete(write_to);
+  if (ok && !tmp) { /* a device or FIFO: copy, checking every write */
+    NzOutFile o;
+    FILE *in = fopen(dev_tmp, "rb"), *out = nz_out_open(&o, path);
+    ok = in && out;
+    char buf[65536];
+    size_t k;
+    while (ok && (k = fread(buf, 1, sizeof buf, in)) > 0) ok = fwrite(buf, 1, k, out) == k;
+    if (in) fclose(in);
+    if (out) ok = nz_out_close(&o) == 0 && ok;
   }
-  return 0;
+  if (!tmp && fd >= 0) unlink(dev_tmp);
+  if (!ok) nz_error("cannot write the ILP instance to %s", path);
+  int rc = nz_out_commit_name(tmp, path, ok);
+  free(tmp);
+  return rc;
 }

@@ -160,6 +160,7 @@ int fus_sched_ilp_lazy(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
     double *start = nz_xcalloc((size_t)(m->ncols ? m->ncols : 1), sizeof(double));
     fus_ilp_assign(m, g, greedy, start);
     FusIlpResult r;
+    m->node_limit = opt->work_limit;
     fus_ilp_solve(opt->solver, m, left, start, x, &r); /* not given if it splits a forced pair */
     free(start);
     if (r.nodes > 0) nodes += r.nodes;

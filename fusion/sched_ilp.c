@@ -55,6 +55,7 @@ static int solve(const FusGraph *g, FusOptions *opt, FusSchedule *out, int impli
   double *start = nz_xcalloc((size_t)(m->ncols ? m->ncols : 1), sizeof(double));
   fus_ilp_assign(m, g, greedy, start);
   FusIlpResult r;
+  m->node_limit = opt->work_limit;
   fus_ilp_solve(opt->solver, m, opt->time_limit, start, x, &r);
   out->solve_seconds = nz_now() - t1;
   free(start);

@@ -32,6 +32,13 @@
  * inside the search (ILP.md, "Heuristics": smaller MIPs there, same trees). */
 #define RMP_COLS 2000
 #define RMP_SEARCH_COLS 500
+/* Under a work limit alone (no time limit) the restricted master is bounded
+ * by counted work instead of its time budgets: 3 % of the limit inside the
+ * search, 10 % at the close, with WORK_MIP_NODE units per branch-and-bound
+ * node of its MIPs (measured 1-1.5 ms each on 500-column masters) and
+ * WORK_CHECK per legality check of its repairs (FUS_CHECKS_PER_SECOND). */
+#define WORK_MIP_NODE 1000.0
+#define WORK_CHECK 2.5
 
 /* The duals (lp_duals' vector, ny long) of the last complete search that
  * found no column at its node, with its tau and least reduced cost. */
@@ -140,6 +147,9 @@ typedef struct {
    * here (measured at 150-300 invocations: 1.6-3.1 us per column of an LP
    * solved, 1.3-2.2 us per pricing search node; WORK_COL, WORK_NODE). */
   double heur_work, heur_every;
+  /* The work limit (FusOptions.work_limit; 0: none) in the same units, and
+   * the work done so far: the search stops, as at its deadline, once over. */
+  double work_total, work_limit;
   double t_price, t_lp; /* seconds spent pricing and in the simplex */
   long dfs_work;
   double *y; /* the duals column generation prices with now */
@@ -152,6 +162,13 @@ typedef struct {
 
 static int out_of_time(CG *C) {
   if (C->deadline > 0 && nz_now() > C->deadline) C->timed_out = 1;
+  if (C->work_limit > 0 && C->work_total > C->work_limit) C->timed_out = 1;
+  return C->timed_out;
+}
+
+/* Is the work limit spent, counting `pending` units not yet added? */
+static int out_of_work(CG *C, double pending) {
+  if (C->work_limit > 0 && C->work_total + pending > C->work_limit) C->timed_out = 1;
   return C->timed_out;
 }
 
@@ -668,7 +685,7 @@ static void price_dfs(Pricer *P, int *cand, int nc, double pis, double pw) {
   /* The clock every 64 nodes: a node with the cut bound costs up to milliseconds
    * (a min cut over hundreds of nodes), and every 1024 let a 300-invocation search
    * run 1.5 s past its deadline, and the region past its limit. */
-  if ((++P->work & 63) == 0 && out_of_time(C)) {
+  if ((++P->work & 63) == 0 && (out_of_work(C, WORK_NODE * (double)P->work) || out_of_time(C))) {
     P->complete = 0;
     return;
   }
@@ -961,6 +978,7 @@ static int price(CG *C, FusWeights w, long limit, double tau, double *minrc, int
               nz_now() - tp, P.complete ? "" : " (stopped)");
     C->dfs_work += P.work;
     C->heur_work += WORK_NODE * (double)P.work;
+    C->work_total += WORK_NODE * (double)P.work;
     int exhausted = P.complete && !(P.nfound == P.keep && P.work > PRICE_ENOUGH);
     if (!exhausted) *complete = 0;
     if (P.dup_min < *minrc) *minrc = P.dup_min;
@@ -1087,8 +1105,10 @@ static int solve_lp(CG *C, int dual) {
       return -1;
     }
   }
+  if (out_of_work(C, 0)) return -1;
   C->lps++;
   C->heur_work += WORK_COL * C->cols.n;
+  C->work_total += WORK_COL * C->cols.n;
   double t0 = nz_now();
   C->lp_status = cg_lp_solve(C->lp, dual, left);
   if (C->lp_status == CG_LP_LIMIT) C->timed_out = 1;
@@ -1944,13 +1964,28 @@ static void restricted_master(CG *C, double budget, int maxcols, int closing) {
   double *x = nz_xmalloc(sizeof(double) * (size_t)(ns + 1));
   int *cl = nz_xmalloc(sizeof(int) * (size_t)n);
   double stop = nz_now() + budget;
+  /* Under a work limit alone the rounds are bounded by counted work, not
+   * seconds. */
+  int by_work = C->opt->work_limit > 0 && C->opt->time_limit <= 0;
+  double wbudget = (closing ? 0.1 : 0.03) * (double)C->opt->work_limit, wspent = 0;
   for (int round = 0; round < 20; round++) {
     double left = stop - nz_now();
     if (C->deadline > 0 && C->deadline - nz_now() < left) left = C->deadline - nz_now();
-    if (left <= 0.01) break;
+    if (by_work) {
+      if (wspent >= wbudget) break;
+      double nodes = (wbudget - wspent) / WORK_MIP_NODE;
+      m->node_limit = nodes < 1 ? 1 : (long long)nodes;
+      left = 0;
+    } else if (left <= 0.01) {
+      break;
+    }
     FusIlpResult r;
     double began = nz_now();
     int bad = fus_ilp_solve(C->opt->solver, m, left, round == 0 ? start : NULL, x, &r) != 0;
+    if (by_work) {
+      double w = WORK_MIP_NODE * (double)(r.nodes > 1 ? r.nodes : 1);
+      wspent += w, C->work_total += w;
+    }
     if (getenv("NESSIE_CG_TRACE"))
       fprintf(stderr, "ilp-cg: restricted master round %d: %d columns, %s%s, objective %.0f, %ld nodes, %.2f s of %.2f\n", round,
               ns, bad ? "error" : r.has_solution ? "solution" : "none", r.optimal ? " (optimal)" : "", r.objective, r.nodes,
@@ -2002,6 +2037,10 @@ static void restricted_master(CG *C, double budget, int maxcols, int closing) {
       }
       offer(C, fix, 1);
       free(fix);
+      if (by_work) {
+        double w = WORK_CHECK * (double)(FUS_CHECKS_PER_SECOND / 20);
+        wspent += w, C->work_total += w;
+      }
     }
     free(cin);
     free(cout);
@@ -2127,6 +2166,8 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
   C.deadline = end > 0 ? t1 + 0.8 * opt->time_limit : 0;
   C.t_start = t1;
   C.heur_every = 1e6 * (opt->time_limit > 0 ? 0.05 * opt->time_limit : 0.5); /* 5 % of the limit */
+  if (opt->work_limit > 0 && opt->time_limit <= 0) C.heur_every = 0.05 * (double)opt->work_limit;
+  C.work_limit = (double)opt->work_limit;
 
   NZ_VEC(Node *) all = {0}, open = {0};
   Node *root = nz_xcalloc(1, sizeof(Node));
@@ -2234,16 +2275,21 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
    * bound is a valid lower bound for its subtree). */
   int proven = 1;
   for (int e = 0; e < open.n && proven; e++) proven = open.v[e]->bound > C.best_obj - PRUNE_GAP;
-  if (!proven && end > 0) {
+  int by_work = opt->work_limit > 0 && opt->time_limit <= 0;
+  if (!proven && (end > 0 || by_work)) {
     C.timed_out = 0;
     C.deadline = end;
+    C.work_limit = 0; /* the closing heuristic's MIPs are bounded by nodes (RMP_NODES) */
     double ta = nz_now();
     if (C.lp_status == CG_LP_OPT) round_lp(&C);
     if (getenv("NESSIE_CG_TRACE")) fprintf(stderr, "ilp-cg: search stopped at %.2f s, rounding %.2f s\n", ta - t1, nz_now() - ta);
     /* GLPK overshoots its limit on large masters (its root LP is not
      * interrupted): measured 0.9 s over a 1 s budget with 3000 columns. It
      * gets half of what is left. */
-    restricted_master(&C, 0.5 * (end - nz_now()), RMP_COLS, 1);
+    /* Under a work limit alone, the close takes the search's smaller MIP:
+     * nodes of the 2000-column one cost up to 0.3 s each (measured at 150
+     * invocations), too coarse for a count of nodes to bound. */
+    restricted_master(&C, 0.5 * (end - nz_now()), by_work ? RMP_SEARCH_COLS : RMP_COLS, 1);
   }
   int rc = 0;
   if (opt->dump_ilp && n > 0) {

@@ -28,6 +28,7 @@ static int bad(const char *msg) {
 
 int main(int argc, char **argv) {
   nz_progname = "nessie-gen";
+  nz_output_init();
   GenSpec spec;
   gen_spec_default(&spec);
   int stats = 0, check = 0, rc = NZ_EXIT_OK;
@@ -38,7 +39,7 @@ int main(int argc, char **argv) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       usage(stdout);
-      return NZ_EXIT_OK;
+      return nz_stdout_finish(NZ_EXIT_OK);
     }
     if (a[0] != '-') {
       if (positional) return bad("more than one SPEC argument");
@@ -99,5 +100,5 @@ int main(int argc, char **argv) {
   }
   lcu_program_free(p);
   nz_intern_free_all();
-  return rc;
+  return nz_stdout_finish(rc); /* a write error on stdout is an error (output.c) */
 }

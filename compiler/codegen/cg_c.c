@@ -120,6 +120,27 @@ static void soac_map(Kern *K, const LcuSoac *s) {
   LINE("elements += n;");
 }
 
+/* Per-component accumulators of a REDUCE/SCAN-like SOAC, from their identities. */
+static void acc_decls(Kern *K, const LcuSoac *s) {
+  for (int k = 0; k < s->nrops; k++)
+    if (s->rops[k] != LR_ID)
+      LINE("%s acc%d = %s;", cg_ctype(comp(s->thunks[0], k)), k, cg_rop_identity(s->rops[k]));
+}
+
+/* One element j with thunk value a: fold it into the accumulators (writing the
+ * running value for a scan), or store it for an `id` component. */
+static void fold_step(Kern *K, const LcuSoac *s, const CgAtoms *a, int scan) {
+  for (int k = 0; k < s->nrops; k++) {
+    if (s->rops[k] == LR_ID) {
+      LINE("%s_o[j] = %s;", bind(K, s, k), a->v[k]);
+      continue;
+    }
+    const char *acc = cg_fmt(K->cg, "acc%d", k);
+    LINE("%s = %s;", acc, cg_rop_apply(K->cg, s->rops[k], acc, a->v[k]));
+    if (scan) LINE("%s_o[j] = %s;", bind(K, s, k), acc);
+  }
+}
+
 /* REDUCE and SCAN: blocks folded in parallel, block results combined in order. */
 static void soac_reduce_scan(Kern *K, const LcuSoac *s, int scan) {
   const LcuThunk *t = s->thunks[0];
@@ -137,20 +158,11 @@ static void soac_reduce_scan(Kern *K, const LcuSoac *s, int scan) {
   LINE("for (int64_t b = 0; b < nb; b++) {");
   K->ks.ind++;
   block_bounds(K, "n");
-  for (int k = 0; k < nc; k++)
-    if (s->rops[k] != LR_ID) LINE("%s acc%d = %s;", cg_ctype(comp(t, k)), k, cg_rop_identity(s->rops[k]));
+  acc_decls(K, s);
   LINE("for (int64_t j = lo; j < hi; j++) {");
   K->ks.ind++;
   CgAtoms a = thunk(K, t, "j", "j", NULL);
-  for (int k = 0; k < nc; k++) {
-    if (s->rops[k] == LR_ID) {
-      LINE("%s_o[j] = %s;", bind(K, s, k), a.v[k]);
-      continue;
-    }
-    const char *acc = cg_fmt(K->cg, "acc%d", k);
-    LINE("%s = %s;", acc, cg_rop_apply(K->cg, s->rops[k], acc, a.v[k]));
-    if (scan) LINE("%s_o[j] = %s;", bind(K, s, k), acc);
-  }
+  fold_step(K, s, &a, scan);
   K->ks.ind--;
   LINE("}");
   for (int k = 0; k < nc; k++)
@@ -366,20 +378,11 @@ static void soac_seg(Kern *K, const LcuSoac *s, int scan) {
   else LINE("for (int64_t g = rt_seg_first(sd, lo); g < nsegs && (st[g] < hi || b == nb - 1); g++) {");
   K->ks.ind++;
   LINE("const int64_t a0 = st[g] > lo ? st[g] : lo, a1 = st[g + 1] < hi ? st[g + 1] : hi;");
-  for (int k = 0; k < nc; k++)
-    if (s->rops[k] != LR_ID) LINE("%s acc%d = %s;", cg_ctype(comp(t, k)), k, cg_rop_identity(s->rops[k]));
+  acc_decls(K, s);
   LINE("for (int64_t j = a0; j < a1; j++) {");
   K->ks.ind++;
   CgAtoms a = thunk(K, t, "j", "j", NULL);
-  for (int k = 0; k < nc; k++) {
-    if (s->rops[k] == LR_ID) {
-      LINE("%s_o[j] = %s;", bind(K, s, k), a.v[k]);
-      continue;
-    }
-    const char *acc = cg_fmt(K->cg, "acc%d", k);
-    LINE("%s = %s;", acc, cg_rop_apply(K->cg, s->rops[k], acc, a.v[k]));
-    if (scan) LINE("%s_o[j] = %s;", bind(K, s, k), acc);
-  }
+  fold_step(K, s, &a, scan);
   K->ks.ind--;
   LINE("}");
   if (scan) {

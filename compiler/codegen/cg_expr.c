@@ -223,8 +223,7 @@ static void p_shortcircuit(CgScope *s, const LcuExpr *e, CgAtoms *out);
 static void p_select(CgScope *s, const LcuExpr *e, CgAtoms *out);
 static void p_length(CgScope *s, const LcuExpr *e, CgAtoms *out);
 static void p_print(CgScope *s, const LcuExpr *e, CgAtoms *out);
-static void p_make_segdes(CgScope *s, const LcuExpr *e, CgAtoms *out);
-static void p_seg_lengths(CgScope *s, const LcuExpr *e, CgAtoms *out);
+static void p_segdes_conv(CgScope *s, const LcuExpr *e, CgAtoms *out);
 
 static const CgPrimRule prim_rules[] = {
     {LP_ADD, "rt_iadd(%0, %1)", "(%0 + %1)", NULL, NULL},
@@ -277,8 +276,8 @@ static const CgPrimRule prim_rules[] = {
     {LP_SEG_LEN, NULL, NULL, "rt_seg_len(%0, %1, %I, %L)", NULL},
     {LP_SEG_OF, NULL, NULL, "rt_seg_of(%0, %1, %I, %L)", NULL},
     {LP_SEG_TOTAL, NULL, NULL, "((int32_t)%0->total)", NULL},
-    {LP_MAKE_SEGDES, NULL, NULL, NULL, p_make_segdes},
-    {LP_SEG_LENGTHS, NULL, NULL, NULL, p_seg_lengths},
+    {LP_MAKE_SEGDES, NULL, NULL, NULL, p_segdes_conv},
+    {LP_SEG_LENGTHS, NULL, NULL, NULL, p_segdes_conv},
     {LP_PRINT, NULL, NULL, NULL, p_print},
 };
 
@@ -388,17 +387,14 @@ static void p_print(CgScope *s, const LcuExpr *e, CgAtoms *out) {
   *out = atoms(s->cg, 0);
 }
 
-static void p_make_segdes(CgScope *s, const LcuExpr *e, CgAtoms *out) {
+/* make_segdes(lens) and seg_lengths(sd): a new value from a borrowed one. */
+static void p_segdes_conv(CgScope *s, const LcuExpr *e, CgAtoms *out) {
   CgAtoms a;
   cg_expr(s, e->args[0], &a);
-  *out = atom1(s->cg, bind_tmp(s, e->ty, cg_fmt(s->cg, "rt_make_segdes(RT_HOST(%s), %d)", a.v[0], cg_loc(s->cg, e->loc))));
-  cg_release_atoms(s, e->args[0]->ty, &a);
-}
-
-static void p_seg_lengths(CgScope *s, const LcuExpr *e, CgAtoms *out) {
-  CgAtoms a;
-  cg_expr(s, e->args[0], &a);
-  *out = atom1(s->cg, bind_tmp(s, e->ty, cg_fmt(s->cg, "rt_seg_lengths(%s)", a.v[0])));
+  const char *call = e->prim == LP_MAKE_SEGDES
+                         ? cg_fmt(s->cg, "rt_make_segdes(RT_HOST(%s), %d)", a.v[0], cg_loc(s->cg, e->loc))
+                         : cg_fmt(s->cg, "rt_seg_lengths(%s)", a.v[0]);
+  *out = atom1(s->cg, bind_tmp(s, e->ty, call));
   cg_release_atoms(s, e->args[0]->ty, &a);
 }
 

@@ -99,6 +99,51 @@ const char *nz_intern(const char *s, size_t n);
 const char *nz_intern_cstr(const char *s);
 void nz_intern_free_all(void); /* at exit, so leak checkers stay quiet */
 
+/* ---- options.c: strict numeric options. nz_parse_*: the whole string is a
+ * number in [lo, hi] (no overflow, no trailing text): 0, else -1. nz_opt_*:
+ * arg is "NAME=VALUE"? 1 (value in *out), 0 if arg is not that option, -1
+ * after "PROG: NAME wants an integer from LO to HI, not 'V'" on stderr (the
+ * caller exits NZ_EXIT_USAGE). Seconds are positive and at most hi. ---- */
+int nz_parse_ll(const char *s, long long lo, long long hi, long long *out);
+int nz_parse_double(const char *s, double lo, double hi, double *out);
+int nz_opt_ll(const char *arg, const char *name, long long lo, long long hi, long long *out);
+int nz_opt_int(const char *arg, const char *name, int lo, int hi, int *out);
+int nz_opt_seconds(const char *arg, const char *name, double hi, double *out);
+#define NZ_SECONDS_MAX 31536000.0 /* a year: the largest time limit accepted */
+
+/* ---- output.c: checked output. Write errors (a full disk, a closed pipe)
+ * are errors, reported with a message; files appear complete or not at all.
+ *   nz_output_init()      at the start of main: SIGPIPE ignored, so a closed
+ *                         pipe is a write error (EPIPE) like any other
+ *   nz_stdout_finish(rc)  at the end of main: flushes and closes stdout; on a
+ *                         write error prints why and returns NZ_EXIT_USER
+ *                         (rc when rc already reports a failure), else rc
+ *   nz_stdout_flush()     fflush(stdout) that remembers the first write
+ *                         error's cause for nz_stdout_finish's message
+ *   nz_out_open/close     a file written as PATH.tmpPID and renamed to PATH by
+ *                         nz_out_close once flushed and closed without error
+ *                         (0; else the temporary is removed, a message, -1);
+ *                         a PATH that exists and is not a regular file (a
+ *                         device, a FIFO) is written directly
+ *   nz_out_discard        abandons the file (the temporary is removed)
+ *   nz_out_temp_name/nz_out_commit_name  the same for writers that open the
+ *                         file themselves (GLPK's glp_write_lp): the name to
+ *                         write (malloc'ed; NULL: write PATH directly), then
+ *                         rename it if ok, else remove it ---- */
+typedef struct {
+  FILE *f;
+  const char *path;
+  char *tmp;
+} NzOutFile;
+void nz_output_init(void);
+int nz_stdout_finish(int rc);
+int nz_stdout_flush(void);
+FILE *nz_out_open(NzOutFile *o, const char *path); /* NULL after a message */
+int nz_out_close(NzOutFile *o);
+void nz_out_discard(NzOutFile *o);
+char *nz_out_temp_name(const char *path);
+int nz_out_commit_name(const char *tmp, const char *path, int ok);
+
 /* ---- source.c: source files and diagnostics ---- */
 typedef struct NzSource {
   const char *name; /* as given on the command line */
@@ -112,7 +157,12 @@ typedef struct {
   int line, col;
 } NzLoc;
 
-NzSource *nz_source_read(const char *path); /* NULL (and a message) if unreadable */
+/* NULL (and a message) if unreadable, larger than NZ_SOURCE_MAX bytes (endless
+ * input such as /dev/zero stops there) or holding a NUL byte. _at reports at
+ * `from` (the form that asked for the file) when from.src is set. */
+#define NZ_SOURCE_MAX (64 << 20)
+NzSource *nz_source_read(const char *path);
+NzSource *nz_source_read_at(const char *path, NzLoc from);
 NzSource *nz_source_from_string(const char *name, const char *text);
 void nz_source_free(NzSource *s);
 

@@ -14,36 +14,73 @@ NzSource *nz_source_from_string(const char *name, const char *text) {
   return s;
 }
 
-NzSource *nz_source_read(const char *path) {
+/* Reports a read failure at `from` (a `load` form) when it has a source. */
+static void read_error(NzLoc from, const char *fmt, ...) NZ_PRINTF(2, 3);
+static void read_error(NzLoc from, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  if (from.src) {
+    nz_verror_at(from, fmt, ap);
+  } else {
+    fprintf(stderr, "%s: error: ", nz_progname);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    nz_error_count++;
+  }
+  va_end(ap);
+}
+
+NzSource *nz_source_read_at(const char *path, NzLoc from) {
   FILE *f = fopen(path, "rb");
   if (!f) {
-    nz_error("cannot open '%s': %s", path, strerror(errno));
+    read_error(from, "cannot open '%s': %s", path, strerror(errno));
     return NULL;
   }
-  NzBuf b = {0};
-  char chunk[65536];
-  size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-    for (size_t i = 0; i < n; i++) nz_buf_putc(&b, chunk[i]);
+  /* Read in chunks up to the cap: endless input (/dev/zero, a pipe that never
+   * closes) stops with an error instead of eating the memory. */
+  char *text = NULL;
+  size_t len = 0, cap = 0, n;
+  int too_big = 0, err = 0;
+  for (;;) {
+    if (len + 65536 + 1 > cap) {
+      cap = cap ? 2 * cap : 65536 * 2;
+      text = nz_xrealloc(text, cap);
+    }
+    errno = 0;
+    n = fread(text + len, 1, 65536, f);
+    len += n;
+    if (len > NZ_SOURCE_MAX) {
+      too_big = 1;
+      break;
+    }
+    if (n == 0) {
+      err = ferror(f) ? (errno ? errno : EIO) : 0;
+      break;
+    }
   }
-  int bad = ferror(f);
   fclose(f);
-  if (bad) {
-    nz_error("cannot read '%s'", path);
-    nz_buf_free(&b);
+  if (too_big || err) {
+    if (too_big)
+      read_error(from, "'%s' is larger than %d MiB, the limit on a source file", path, NZ_SOURCE_MAX >> 20);
+    else
+      read_error(from, "cannot read '%s': %s", path, strerror(err));
+    free(text);
     return NULL;
   }
+  text[len] = 0;
   NzSource *s = nz_xcalloc(1, sizeof *s);
   s->name = nz_xstrdup(path);
-  s->text = b.s ? b.s : nz_xstrdup("");
-  s->len = b.len;
+  s->text = text;
+  s->len = len;
   if (memchr(s->text, 0, s->len)) {
-    nz_error("'%s' contains a NUL byte; is it a text file?", path);
+    read_error(from, "'%s' contains a NUL byte; is it a text file?", path);
     nz_source_free(s);
     return NULL;
   }
   return s;
 }
+
+NzSource *nz_source_read(const char *path) { return nz_source_read_at(path, (NzLoc){0}); }
 
 void nz_source_free(NzSource *s) {
   if (!s) return;

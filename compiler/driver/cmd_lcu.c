@@ -9,8 +9,11 @@ static void lcu_usage(FILE *f) {
         "       nessie lcu fuse FILE.lcu [FUSION]   print the fused program after a per-region report\n"
         "       nessie lcu print FILE.lcu           print the canonical text form\n"
         "FUSION options: --scheduler=S (fuse: ilp; the strategies are listed below)\n"
-        "       --solver=glpk|cbc  --time-limit=SEC  --dot=DIR [--png] [--dot-time-limit=SEC]\n"
-        "       --dump-ilp=FILE.lp\n"
+        "       --solver=glpk|cbc  --time-limit=SEC  --work-limit=N  --strict-float\n"
+        "       --dot=DIR [--png] [--dot-time-limit=SEC]  --dump-ilp=FILE.lp\n"
+        "--time-limit bounds an exact scheduler's search in seconds (default 10), --work-limit\n"
+        "in counted work (without --time-limit, work alone: a run repeats on any machine);\n"
+        "--strict-float: no fusion that reorders a float reduction (README.md, \"Decisions\")\n"
         "ARGs are literals of main's parameter types: 7, 1.5, T, [1, 2], segdes[2, 0],\n"
         "(1, [T, F]); see compiler/lcu/README.md.\n",
         f);
@@ -31,20 +34,20 @@ static LcuProgram *load(const char *path, NzSource **srcp) {
   return p;
 }
 
-static int parse_int_opt(const char *arg, const char *name, long long *out) {
-  size_t n = strlen(name);
-  if (strncmp(arg, name, n) || arg[n] != '=') return 0;
-  char *end;
-  *out = strtoll(arg + n + 1, &end, 10);
-  if (*end || end == arg + n + 1) return -1;
-  return 1;
-}
+/* --max-len: arrays of random inputs are at most this long (nested arrays
+ * multiply it): 10^7 floats are 80 MB, and more is no test input. */
+#define MAX_LEN_LIMIT 10000000LL
 
 int drv_cmd_lcu(int argc, char **argv) {
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
     lcu_usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? NZ_EXIT_USAGE : NZ_EXIT_OK;
   }
+  for (int i = 2; i < argc; i++) /* every subcommand's --help */
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      lcu_usage(stdout);
+      return NZ_EXIT_OK;
+    }
   const char *sub = argv[1];
   int is_run = !strcmp(sub, "run"), is_check = !strcmp(sub, "check"),
       is_print = !strcmp(sub, "print"), is_fuse = !strcmp(sub, "fuse");
@@ -81,10 +84,9 @@ int drv_cmd_lcu(int argc, char **argv) {
       random_inputs = 1;
     } else if (!strcmp(a, "--compiled") && is_run) {
       compiled = 1;
-    } else if ((r = parse_int_opt(a, "--seed", &seed)) != 0 ||
-               (r = parse_int_opt(a, "--max-len", &maxlen)) != 0) {
-      if (r < 0 || maxlen < 0) {
-        fprintf(stderr, "nessie lcu: bad value in '%s'\n", a);
+    } else if ((r = nz_opt_ll(a, "--seed", 0, INT64_MAX, &seed)) != 0 ||
+               (r = nz_opt_ll(a, "--max-len", 0, MAX_LEN_LIMIT, &maxlen)) != 0) {
+      if (r < 0) {
         free(vals);
         return NZ_EXIT_USAGE;
       }
@@ -187,7 +189,7 @@ int drv_cmd_lcu(int argc, char **argv) {
     for (int i = 0; i < nargs; i++) lcu_value_release(args[i]);
     free(args);
   }
-  fflush(stdout);
+  nz_stdout_flush();
   nz_buf_free(&report);
   lcu_program_free(p);
   nz_source_free(src);

@@ -21,7 +21,7 @@ static int process_file(Job *j, const char *path, NzLoc from) {
     nz_error_at(from, "load nested too deeply");
     return 0;
   }
-  NzSource *src = nz_source_read(path);
+  NzSource *src = nz_source_read_at(path, from); /* errors at the `load` form */
   if (!src) return 0;
   nz_vec_push(j->env->sources, src);
   j->depth++;
@@ -119,7 +119,7 @@ static int process_source(Job *j, NzSource *src) {
     }
   }
   free(ds);
-  fflush(stdout);
+  nz_stdout_flush();
   return ok;
 }
 
@@ -202,7 +202,7 @@ int drv_cmd_nesl(int argc, char **argv) {
   mallopt(M_TRIM_THRESHOLD, 512 << 20);
   j.env = nesl_env_new();
   int rc = nesl_run_on_big_stack(job_main, &j);
-  fflush(stdout);
+  nz_stdout_flush();
   nesl_env_free(j.env);
   nesl_rt_reset();
   return rc;

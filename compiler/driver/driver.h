@@ -16,6 +16,7 @@ typedef struct {
   const char *dot_dir; /* --dot=DIR or NULL */
   int png;
   double dot_limit; /* --dot-time-limit=SEC, per picture */
+  int time_given;   /* --time-limit was given (else --work-limit turns it off) */
 } DrvFuse;
 void drv_fuse_defaults(DrvFuse *o);
 int drv_fuse_option(DrvFuse *o, const char *arg); /* 1 taken, 0 not ours, -1 bad */

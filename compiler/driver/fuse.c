@@ -1,7 +1,6 @@
 /* fuse.c — the fusion pipeline as the driver runs it (`nessie lcu fuse`,
  * `nessie lcu run --scheduler=S`): prepare regions, schedule each with the
  * chosen strategy, report the DESIGN.md metrics, draw, rewrite, re-check. */
-#include <math.h>
 #include <sys/stat.h>
 
 #include "driver.h"
@@ -38,15 +37,17 @@ int drv_fuse_option(DrvFuse *o, const char *a) {
     }
     return 1;
   }
-  if (!strncmp(a, "--time-limit=", 13)) {
-    char *end;
-    o->opt.time_limit = strtod(a + 13, &end);
-    if (*end || end == a + 13 || !isfinite(o->opt.time_limit) || o->opt.time_limit <= 0) {
-      fprintf(stderr, "nessie: --time-limit wants a positive number of seconds, not '%s'\n", a + 13);
-      return -1;
-    }
-    return 1;
+  int r;
+  if ((r = nz_opt_seconds(a, "--time-limit", NZ_SECONDS_MAX, &o->opt.time_limit)) != 0) {
+    o->time_given = 1;
+    return r;
   }
+  long long work;
+  if ((r = nz_opt_ll(a, "--work-limit", 1, FUS_WORK_LIMIT_MAX, &work)) != 0) {
+    if (r > 0) o->opt.work_limit = work;
+    return r;
+  }
+  if ((r = nz_opt_seconds(a, "--dot-time-limit", NZ_SECONDS_MAX, &o->dot_limit)) != 0) return r;
   if (!strncmp(a, "--dot=", 6)) {
     o->dot_dir = a + 6;
     return 1;
@@ -55,13 +56,8 @@ int drv_fuse_option(DrvFuse *o, const char *a) {
     o->png = 1;
     return 1;
   }
-  if (!strncmp(a, "--dot-time-limit=", 17)) {
-    char *end;
-    o->dot_limit = strtod(a + 17, &end);
-    if (*end || end == a + 17 || !isfinite(o->dot_limit) || o->dot_limit <= 0) {
-      fprintf(stderr, "nessie: --dot-time-limit wants a positive number of seconds, not '%s'\n", a + 17);
-      return -1;
-    }
+  if (!strcmp(a, "--strict-float")) {
+    o->opt.strict_float = 1;
     return 1;
   }
   if (!strncmp(a, "--dump-ilp=", 11)) {
@@ -86,6 +82,10 @@ static int ensure_dir(const char *dir) {
 }
 
 int drv_fuse(LcuProgram *p, DrvFuse *o, NzBuf *report) {
+  /* A work limit alone replaces the default time limit: the search is then
+   * bounded by work only, and repeats on any machine. */
+  if (o->opt.work_limit > 0 && !o->time_given) o->opt.time_limit = 0;
+  if (o->png && !o->dot_dir) nz_warning("--png does nothing without --dot=DIR");
   if (fus_lcu_prepare(p) != 0) {
     nz_error("fusion: the program does not check after preparing its regions (a bug)");
     return NZ_EXIT_INTERNAL;
@@ -97,6 +97,7 @@ int drv_fuse(LcuProgram *p, DrvFuse *o, NzBuf *report) {
   FusCost tb = {0}, ta = {0};
   for (int i = 0; i < rs->n && rc == NZ_EXIT_OK; i++) {
     FusLcuRegion *r = &rs->r[i];
+    r->graph->strict_float = o->opt.strict_float;
     FusSchedule s;
     if (fus_schedule(r->graph, o->scheduler, &o->opt, &s) != 0) {
       rc = NZ_EXIT_USER;
@@ -133,6 +134,8 @@ int drv_fuse(LcuProgram *p, DrvFuse *o, NzBuf *report) {
                   tb.kernels, ta.kernels, tb.arrays, ta.arrays, tb.traversals, ta.traversals);
   fus_lcu_regions_free(rs);
   fus_names_free(names);
+  if (o->opt.dump_ilp && rc == NZ_EXIT_OK && o->opt.dump_seq == 0)
+    nz_warning("--dump-ilp=%s does nothing here: scheduler %s built no ILP instance", o->opt.dump_ilp, o->scheduler);
   if (rc != NZ_EXIT_OK) return rc;
   fus_lcu_drop_unused_kernels(p);
   if (lcu_check(p) != 0) {

@@ -19,6 +19,7 @@ static int has_arg(int argc, char **argv, const char *a) {
 
 static int nessie_main(int argc, char **argv) {
   int rc;
+  nz_output_init();
   if (argc < 2) {
     usage(stderr);
     return NZ_EXIT_USAGE;
@@ -26,7 +27,7 @@ static int nessie_main(int argc, char **argv) {
   const char *cmd = argv[1];
   if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
     usage(stdout);
-    return NZ_EXIT_OK;
+    return nz_stdout_finish(NZ_EXIT_OK);
   } else if (!strcmp(cmd, "lcu")) {
     rc = drv_cmd_lcu(argc - 1, argv + 1);
   } else if (!strcmp(cmd, "build")) {
@@ -43,7 +44,7 @@ static int nessie_main(int argc, char **argv) {
     rc = NZ_EXIT_USAGE;
   }
   nz_intern_free_all();
-  return rc;
+  return nz_stdout_finish(rc); /* a write error on stdout is an error (output.c) */
 }
 
 /* On a 1 GB stack: the passes recurse along let chains (stack.c). */

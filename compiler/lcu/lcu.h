@@ -339,6 +339,10 @@ void lcu_float_print(NzBuf *b, double f); /* shortest round-trip, NESL layout */
 /* Parses a literal of the given type (command-line arguments): ints, floats,
  * T/F/t/f/true/false, `a or 'a', [..], segdes[..], (..). Returns 0 on success,
  * else prints "argument N: ..." and returns -1. */
+/* A segdes[...] literal may describe at most this many elements in all
+ * (its tables take 4 bytes per element): larger ones are refused before
+ * anything is allocated. */
+#define LCU_SEGDES_MAX_TOTAL 100000000LL
 int lcu_value_parse(const char *text, const LcuType *ty, LcuValue *out, const char *what);
 /* A random value of type ty; arrays have lengths in [0, maxlen]. */
 typedef struct {

@@ -1039,7 +1039,7 @@ int lcu_run_main(const LcuProgram *p, int nargs, const LcuValue *args, LcuValue 
     r.stack = lim / 2;
     run_body(&r);
   }
-  fflush(stdout);
+  nz_stdout_flush();
   if (r.rc == 0) *result = r.result;
   return r.rc;
 }

@@ -371,6 +371,17 @@ static int parse_segdes(Parser *ps, LcuValue *out) {
       return fail(ps, "',' or ']'");
     }
   }
+  /* Refused before allocating: a descriptor's tables take 4 bytes per element. */
+  int64_t total = 0;
+  for (int i = 0; i < lens.n; i++) total += lens.v[i];
+  if (total > LCU_SEGDES_MAX_TOTAL) {
+    nz_error("%s: segdes[...] describes %lld elements, more than the limit of %lld (at offset %d of \"%.40s%s\")",
+             ps->what, (long long)total, (long long)LCU_SEGDES_MAX_TOTAL, (int)(ps->p - ps->text), ps->text,
+             strlen(ps->text) > 40 ? "..." : "");
+    ps->failed = 1;
+    nz_vec_free(lens);
+    return -1;
+  }
   out->kind = LT_SEGDES;
   out->u.sd = lcu_segdes_new(lens.v, lens.n);
   nz_vec_free(lens);

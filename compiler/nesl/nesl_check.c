@@ -573,6 +573,8 @@ static NlType *check_var(C *c, NlExpr *e) {
   if (g < 0) {
     if (e->op)
       nz_error_at(e->loc, "operator '%s' is not defined by the basis", e->name);
+    else if (e->name == nz_intern_cstr("pair")) /* reserved in the reference (NESL.md 1.5) */
+      nz_error_at(e->loc, "'pair' is reserved in NESL: write a pair as (a, b)");
     else
       nz_error_at(e->loc, "undefined variable '%s'", e->name);
     c->failed = true;
@@ -678,7 +680,10 @@ static NlType *check(C *c, NlExpr *e) {
       NlType *res = ty_var(CL_ANY);
       NlType *want = ty_fun(arg, res);
       if (!unify(f, want)) {
-        type_err(c, e->a->loc, "call (not a function)", want, f);
+        type_err(c, e->a->loc,
+                 "call (not a function; NESL reads `a b` as the call a(b): is an operator or "
+                 "a terminator missing?)",
+                 want, f);
         return NULL;
       }
       t = res;

@@ -693,7 +693,7 @@ int nesl_eval_decl(NlEnv *env, NlDecl *d, bool print) {
     return 0;
   }
   int ok = eval_decl(env, d, print);
-  fflush(stdout);
+  nz_stdout_flush();
   rt_jmp = saved;
   return ok;
 }

@@ -19,7 +19,7 @@ typedef struct {
   NZ_VEC(NlDecl *) decls; /* the forms parsed (in P: they survive the longjmp) */
 } P;
 
-enum { MAX_NESTING = 2000 };
+enum { MAX_NESTING = 2000, MAX_CHAIN = 100000 }; /* MAX_CHAIN: also in the message in expr() */
 
 /* The parser's temporary vectors live in the AST arena: a syntax error longjmps out of
  * any of them, and nothing has to be freed on the way. */
@@ -560,13 +560,38 @@ static NlExpr *prefix(P *p) {
   }
 }
 
+/* Juxtaposition (NESL.md 8.2): in the reference an operand followed by a token that starts
+ * another operand is a call, `sin 1.0` is sin(1.0). It binds like a call, left to right,
+ * and takes one atom as its argument. Only on one line, so that a form missing its
+ * terminator is still reported where the next line starts. */
+static bool juxtaposed(P *p) {
+  switch (peek(p)->k) {
+  case T_INT: case T_FLOAT: case T_CHAR: case T_STRING: case T_IDENT: case T_LC: break;
+  default: return false;
+  }
+  return p->i > 0 && p->t[p->i - 1].loc.line == peek(p)->loc.line;
+}
+
 static NlExpr *expr(P *p, int rbp) {
   int depth0 = p->depth;
   if (++p->depth > MAX_NESTING) fail_at(p, peek(p)->loc, "expression nested too deeply%s", "");
   NlExpr *left = prefix(p);
-  while (lbp(peek(p)->k) > rbp) {
+  /* Depth is nesting, not length: a left-associative chain `1 + 1 + ... + 1`
+   * is flat to its reader, however long. Its tree is as deep as the chain,
+   * which the later passes recurse along (on the interpreter's big stack), so
+   * a chain has a bound of its own, far above any program's. Calls by
+   * juxtaposition (`f a b`) are links of the same chain. */
+  long chain = 0;
+  for (;;) {
+    if (rbp < lbp(T_LP) && juxtaposed(p)) {
+      if (++chain > MAX_CHAIN)
+        fail_at(p, peek(p)->loc, "expression too long (more than 100000 operators in a chain)%s", "");
+      left = mk_call(p, left, prefix(p), left->loc);
+      continue;
+    }
+    if (lbp(peek(p)->k) <= rbp) break;
     NlToken *t = next(p);
-    if (++p->depth > MAX_NESTING) fail_at(p, t->loc, "expression nested too deeply%s", "");
+    if (++chain > MAX_CHAIN) fail_at(p, t->loc, "expression too long (more than 100000 operators in a chain)%s", "");
     switch (t->k) {
     case T_COMMA: left = mk_pair(p, left, expr(p, 3), t->loc); break;
     case T_DARROW: {

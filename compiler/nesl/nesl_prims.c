@@ -5,11 +5,14 @@
 #include "nesl.h"
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define A0 a[0]
 #define A1 a[1]
 #define A2 a[2]
+#define A3 a[3]
 
 static NlVal vint(int32_t i) { return (NlVal){.k = V_INT, .i = i}; }
 static NlVal vbool(bool b) { return (NlVal){.k = V_BOOL, .i = b}; }
@@ -541,6 +544,8 @@ static NlVal p_close(NlVal *a) {
   if (fd >= 64 || !files[fd]) return ok_msg(false, "stream is not open");
   fclose(files[fd]);
   files[fd] = NULL;
+  while (waitpid(-1, NULL, WNOHANG) > 0) /* reap spawned commands that have ended */
+    ;
   return ok_msg(true, "");
 }
 static NlVal p_write_stream(NlVal *a) {
@@ -580,7 +585,7 @@ static NlVal p_shell(NlVal *a) {
   close(fd);
   NzBuf cmd = {0};
   nz_buf_printf(&cmd, "(%s) < %s", cstr(A0), tmpl);
-  fflush(stdout);
+  nz_stdout_flush();
   FILE *p = popen(cmd.s, "r");
   nz_buf_free(&cmd);
   NzBuf b = {0};
@@ -593,6 +598,81 @@ static NlVal p_shell(NlVal *a) {
   NlVal r = str_val(b.s ? b.s : "", b.len);
   nz_buf_free(&b);
   return r;
+}
+
+/* spawn: run `sh -c cmd` with its standard input, output and error connected to the given
+ * streams, or, for -1 (nullstr), to new pipes that come back as streams (NESL.md 5.16). */
+static int file_slot(FILE *f) {
+  for (int i = 3; i < 64; i++)
+    if (!files[i]) {
+      files[i] = f;
+      return i;
+    }
+  return -1;
+}
+static NlVal spawn_result(int in, int out, int err, bool ok, const char *msg) {
+  NlVal fds = nesl_mk_pair(vint(in), nesl_mk_pair(vint(out), vint(err)));
+  return nesl_mk_pair(fds, ok_msg(ok, msg));
+}
+static NlVal p_spawn(NlVal *a) {
+  int want[3] = {A1.i, A2.i, A3.i}, child[3], mine[3] = {-1, -1, -1}, slot[3];
+  int nfree = 0;
+  for (int i = 3; i < 64; i++) nfree += !files[i];
+  int npipes = (want[0] < 0) + (want[1] < 0) + (want[2] < 0);
+  if (npipes > nfree) return spawn_result(-1, -1, -1, false, "too many open files");
+  for (int k = 0; k < 3; k++) {
+    slot[k] = want[k];
+    if (want[k] >= 0) {
+      FILE *f = file_of(want[k]);
+      if (!f) {
+        for (int j = 0; j < k; j++)
+          if (mine[j] >= 0) close(mine[j]), close(child[j]);
+        return spawn_result(-1, -1, -1, false, "stream is not open");
+      }
+      fflush(f);
+      child[k] = fileno(f);
+      continue;
+    }
+    int pp[2];
+    if (pipe(pp) < 0) {
+      for (int j = 0; j < k; j++)
+        if (mine[j] >= 0) close(mine[j]), close(child[j]);
+      return spawn_result(-1, -1, -1, false, strerror(errno));
+    }
+    child[k] = k == 0 ? pp[0] : pp[1]; /* the child reads its input, writes the others */
+    mine[k] = k == 0 ? pp[1] : pp[0];
+  }
+  fflush(NULL); /* the child must not repeat buffered output */
+  pid_t pid = fork();
+  if (pid == 0) {
+    int moved[3];
+    for (int k = 0; k < 3; k++) moved[k] = dup(child[k]); /* may overlap 0..2 */
+    for (int k = 0; k < 3; k++) dup2(moved[k], k);
+    for (int fd = 3; fd < 1024; fd++) close(fd);
+    execl("/bin/sh", "sh", "-c", cstr(A0), (char *)NULL);
+    _exit(127);
+  }
+  int e = errno;
+  for (int k = 0; k < 3; k++)
+    if (mine[k] >= 0) close(child[k]);
+  if (pid < 0) {
+    for (int k = 0; k < 3; k++)
+      if (mine[k] >= 0) close(mine[k]);
+    return spawn_result(-1, -1, -1, false, strerror(e));
+  }
+  signal(SIGPIPE, SIG_IGN); /* a child that stops reading makes writes fail, not kill us */
+  for (int k = 0; k < 3; k++)
+    if (mine[k] >= 0) {
+      FILE *f = fdopen(mine[k], k == 0 ? "w" : "r");
+      if (!f) {
+        close(mine[k]);
+        slot[k] = -1;
+        continue;
+      }
+      if (k == 0) setvbuf(f, NULL, _IONBF, 0); /* the child sees what was written at once */
+      slot[k] = file_slot(f);
+    }
+  return spawn_result(slot[0], slot[1], slot[2], true, "");
 }
 
 /* ---------- object files: a self-describing text form of any value ---------- */
@@ -790,6 +870,7 @@ const NlPrim nesl_prims[] = {
     {"__write_object_str", "a -> [char] :: (a in any)", 1, p_write_object_str},
     {"__read_object_str", "(a, [char]) -> (a, bool) :: (a in any)", 2, p_read_object_str},
     {"__shell", "([char], [char]) -> [char]", 2, p_shell},
+    {"__spawn", "([char], int, int, int) -> ((int, int, int), bool, [char])", 4, p_spawn},
 };
 const int nesl_nprims = (int)(sizeof nesl_prims / sizeof *nesl_prims);
 
@@ -806,7 +887,7 @@ int nesl_load_basis(NlEnv *env) {
     env->globals.v[g].defined = true;
     /* file and process I/O is serial only (NESL.md 4.7) */
     static const char *serial[] = {"__open", "__close", "__read_char", "__read_file", "__shell",
-                                   "__rand_seed", NULL};
+                                   "__spawn", "__rand_seed", NULL};
     for (int k = 0; serial[k]; k++)
       if (!strcmp(p->name, serial[k])) env->globals.v[g].serial = true;
   }

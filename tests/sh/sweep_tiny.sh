@@ -15,7 +15,7 @@ head -n 1 "$tmp/fusion-quality.csv" | grep -qx 'kernels,chain,seed,strategy,kern
   || { echo "fusion-quality.csv header changed"; exit 1; }
 head -n 1 "$tmp/solver-summary.csv" | grep -qx 'invocations,strategy,regions,median_seconds,max_seconds,proven,feasible,fallback' \
   || { echo "solver-summary.csv header changed"; head -n 1 "$tmp/solver-summary.csv"; exit 1; }
-# The tiny grid (experiments/sweep.sh): chains 2 and 4, seed 1, so two regions per size;
+# The tiny grid (experiments/sweep.sh): chains 2 and 4, one seed, so two regions per size;
 # sizes 4 and 6 (small band) run every strategy, 8 (big band) all but ilp-mono, 10
 # (huge band) the greedy ones, ilp-decomp and ilp-cg; every ILP with GLPK and CBC.
 every=(greedy-down greedy-up ilp-glpk ilp-cbc ilp-lazy-glpk ilp-lazy-cbc ilp-decomp-glpk ilp-decomp-cbc ilp-cg-glpk ilp-cg-cbc)

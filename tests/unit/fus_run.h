@@ -8,12 +8,21 @@
 
 #include "fusion.h"
 
+/* Options for the tests: bounded by work, never by seconds (no time limit),
+ * so that what a test proves is the same on any machine under any load. */
+#define FUS_TEST_WORK 100000000LL
+static inline void fus_test_options(FusOptions *o) {
+  fus_options_default(o);
+  o->time_limit = 0;
+  o->work_limit = FUS_TEST_WORK;
+}
+
 /* Runs sched; returns its cost if proven optimal, else -1 (printed). The
  * solver's own objective must equal the cost model's. Adds the solve time to
  * *secs. */
 static inline double fus_run_proven(const FusGraph *g, const char *sched, FusSolver s, double *secs) {
   FusOptions o;
-  fus_options_default(&o);
+  fus_test_options(&o);
   o.solver = s;
   FusSchedule sc;
   if (fus_schedule(g, sched, &o, &sc) != 0) return -1;
