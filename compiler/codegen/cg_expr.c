@@ -208,13 +208,15 @@ static const char *int_lit(Cg *cg, int32_t v) {
 
 /* ----------------------------------------------------------- primitives */
 
-/* One entry per LcuPrim: a template per operand kind (%0 %1 %2 the operands,
- * %I the iteration, %L the location), or a handler for the ones that need
- * more (short circuits, tuples, reference counts). A new primitive is one
- * entry here and, if the runtime must help, one function in nessie_rt.h. */
+/* One entry per primitive, by its name in lcu_prims.def: a template per
+ * operand kind (%0 %1 %2 the operands, %I the iteration, %L the location), or
+ * a handler for the ones that need more (short circuits, tuples, reference
+ * counts). A new primitive is one entry here and, if the runtime must help,
+ * one function in nessie_rt.h. Entries are matched by name so that a rule may
+ * precede its primitive (fhash and fail_if come with NESL lowering). */
 typedef void (*CgPrimFn)(CgScope *s, const LcuExpr *e, CgAtoms *out);
 typedef struct {
-  LcuPrim prim;
+  const char *prim;
   const char *i, *f, *other; /* operand kind int, float, anything else */
   CgPrimFn fn;
 } CgPrimRule;
@@ -224,66 +226,70 @@ static void p_select(CgScope *s, const LcuExpr *e, CgAtoms *out);
 static void p_length(CgScope *s, const LcuExpr *e, CgAtoms *out);
 static void p_print(CgScope *s, const LcuExpr *e, CgAtoms *out);
 static void p_segdes_conv(CgScope *s, const LcuExpr *e, CgAtoms *out);
+static void p_fail_if(CgScope *s, const LcuExpr *e, CgAtoms *out);
 
 static const CgPrimRule prim_rules[] = {
-    {LP_ADD, "rt_iadd(%0, %1)", "(%0 + %1)", NULL, NULL},
-    {LP_SUB, "rt_isub(%0, %1)", "(%0 - %1)", NULL, NULL},
-    {LP_MUL, "rt_imul(%0, %1)", "(%0 * %1)", NULL, NULL},
-    {LP_DIV, "rt_idiv(%0, %1, %I, %L)", "(%0 / %1)", NULL, NULL},
-    {LP_MOD, "rt_imod(%0, %1, %I, %L)", NULL, NULL, NULL},
-    {LP_NEG, "rt_ineg(%0)", "(-%0)", NULL, NULL},
-    {LP_EQ, "(%0 == %1)", "(%0 == %1)", "(%0 == %1)", NULL},
-    {LP_NE, "(%0 != %1)", "(%0 != %1)", "(%0 != %1)", NULL},
-    {LP_LT, "(%0 < %1)", "(%0 < %1)", "(%0 < %1)", NULL},
-    {LP_LE, "(%0 <= %1)", "(%0 <= %1)", "(%0 <= %1)", NULL},
-    {LP_GT, "(%0 > %1)", "(%0 > %1)", "(%0 > %1)", NULL},
-    {LP_GE, "(%0 >= %1)", "(%0 >= %1)", "(%0 >= %1)", NULL},
-    {LP_ANDALSO, NULL, NULL, NULL, p_shortcircuit},
-    {LP_ORELSE, NULL, NULL, NULL, p_shortcircuit},
-    {LP_NOT, "(~%0)", NULL, "(uint8_t)!%0", NULL},
-    {LP_AND, "(%0 & %1)", NULL, "(uint8_t)(%0 & %1)", NULL},
-    {LP_OR, "(%0 | %1)", NULL, "(uint8_t)(%0 | %1)", NULL},
-    {LP_XOR, "(%0 ^ %1)", NULL, "(uint8_t)(%0 ^ %1)", NULL},
-    {LP_LSHIFT, "rt_shl(%0, %1)", NULL, NULL, NULL},
-    {LP_RSHIFT, "rt_shr(%0, %1)", NULL, NULL, NULL},
-    {LP_MIN, "(%0 <= %1 ? %0 : %1)", "fmin(%0, %1)", "(%0 <= %1 ? %0 : %1)", NULL},
-    {LP_MAX, "(%0 >= %1 ? %0 : %1)", "fmax(%0, %1)", "(%0 >= %1 ? %0 : %1)", NULL},
-    {LP_ABS, "rt_iabs(%0)", "fabs(%0)", NULL, NULL},
-    {LP_SQRT, NULL, "sqrt(%0)", NULL, NULL},
-    {LP_EXP, NULL, "exp(%0)", NULL, NULL},
-    {LP_LN, NULL, "log(%0)", NULL, NULL},
-    {LP_SIN, NULL, "sin(%0)", NULL, NULL},
-    {LP_COS, NULL, "cos(%0)", NULL, NULL},
-    {LP_TAN, NULL, "tan(%0)", NULL, NULL},
-    {LP_ASIN, NULL, "asin(%0)", NULL, NULL},
-    {LP_ACOS, NULL, "acos(%0)", NULL, NULL},
-    {LP_ATAN, NULL, "atan(%0)", NULL, NULL},
-    {LP_SINH, NULL, "sinh(%0)", NULL, NULL},
-    {LP_COSH, NULL, "cosh(%0)", NULL, NULL},
-    {LP_TANH, NULL, "tanh(%0)", NULL, NULL},
-    {LP_POW, NULL, "pow(%0, %1)", NULL, NULL},
-    {LP_I2F, "((double)%0)", NULL, NULL, NULL},
-    {LP_TRUNC, NULL, "rt_f2i(%0, trunc(%0), \"trunc\", %I, %L)", NULL, NULL},
-    {LP_FLOOR, NULL, "rt_f2i(%0, floor(%0), \"floor\", %I, %L)", NULL, NULL},
-    {LP_CEIL, NULL, "rt_f2i(%0, ceil(%0), \"ceil\", %I, %L)", NULL, NULL},
-    {LP_ROUND, NULL, "rt_f2i(%0, round(%0), \"round\", %I, %L)", NULL, NULL},
-    {LP_C2I, NULL, NULL, "((int32_t)%0)", NULL},
-    {LP_I2C, "rt_i2c(%0, %I, %L)", NULL, NULL, NULL},
-    {LP_B2I, NULL, NULL, "((int32_t)%0)", NULL},
-    {LP_SELECT, NULL, NULL, NULL, p_select},
-    {LP_LENGTH, NULL, NULL, NULL, p_length},
-    {LP_SEG_START, NULL, NULL, "rt_seg_start(%0, %1, %I, %L)", NULL},
-    {LP_SEG_LEN, NULL, NULL, "rt_seg_len(%0, %1, %I, %L)", NULL},
-    {LP_SEG_OF, NULL, NULL, "rt_seg_of(%0, %1, %I, %L)", NULL},
-    {LP_SEG_TOTAL, NULL, NULL, "((int32_t)%0->total)", NULL},
-    {LP_MAKE_SEGDES, NULL, NULL, NULL, p_segdes_conv},
-    {LP_SEG_LENGTHS, NULL, NULL, NULL, p_segdes_conv},
-    {LP_PRINT, NULL, NULL, NULL, p_print},
+    {"add", "rt_iadd(%0, %1)", "(%0 + %1)", NULL, NULL},
+    {"sub", "rt_isub(%0, %1)", "(%0 - %1)", NULL, NULL},
+    {"mul", "rt_imul(%0, %1)", "(%0 * %1)", NULL, NULL},
+    {"div", "rt_idiv(%0, %1, %I, %L)", "(%0 / %1)", NULL, NULL},
+    {"mod", "rt_imod(%0, %1, %I, %L)", NULL, NULL, NULL},
+    {"neg", "rt_ineg(%0)", "(-%0)", NULL, NULL},
+    {"eq", "(%0 == %1)", "(%0 == %1)", "(%0 == %1)", NULL},
+    {"ne", "(%0 != %1)", "(%0 != %1)", "(%0 != %1)", NULL},
+    {"lt", "(%0 < %1)", "(%0 < %1)", "(%0 < %1)", NULL},
+    {"le", "(%0 <= %1)", "(%0 <= %1)", "(%0 <= %1)", NULL},
+    {"gt", "(%0 > %1)", "(%0 > %1)", "(%0 > %1)", NULL},
+    {"ge", "(%0 >= %1)", "(%0 >= %1)", "(%0 >= %1)", NULL},
+    {"andalso", NULL, NULL, NULL, p_shortcircuit},
+    {"orelse", NULL, NULL, NULL, p_shortcircuit},
+    {"not", "(~%0)", NULL, "(uint8_t)!%0", NULL},
+    {"and", "(%0 & %1)", NULL, "(uint8_t)(%0 & %1)", NULL},
+    {"or", "(%0 | %1)", NULL, "(uint8_t)(%0 | %1)", NULL},
+    {"xor", "(%0 ^ %1)", NULL, "(uint8_t)(%0 ^ %1)", NULL},
+    {"lshift", "rt_shl(%0, %1)", NULL, NULL, NULL},
+    {"rshift", "rt_shr(%0, %1)", NULL, NULL, NULL},
+    {"min", "(%0 <= %1 ? %0 : %1)", "fmin(%0, %1)", "(%0 <= %1 ? %0 : %1)", NULL},
+    {"max", "(%0 >= %1 ? %0 : %1)", "fmax(%0, %1)", "(%0 >= %1 ? %0 : %1)", NULL},
+    {"abs", "rt_iabs(%0)", "fabs(%0)", NULL, NULL},
+    {"sqrt", NULL, "sqrt(%0)", NULL, NULL},
+    {"exp", NULL, "exp(%0)", NULL, NULL},
+    {"ln", NULL, "log(%0)", NULL, NULL},
+    {"sin", NULL, "sin(%0)", NULL, NULL},
+    {"cos", NULL, "cos(%0)", NULL, NULL},
+    {"tan", NULL, "tan(%0)", NULL, NULL},
+    {"asin", NULL, "asin(%0)", NULL, NULL},
+    {"acos", NULL, "acos(%0)", NULL, NULL},
+    {"atan", NULL, "atan(%0)", NULL, NULL},
+    {"sinh", NULL, "sinh(%0)", NULL, NULL},
+    {"cosh", NULL, "cosh(%0)", NULL, NULL},
+    {"tanh", NULL, "tanh(%0)", NULL, NULL},
+    {"pow", NULL, "pow(%0, %1)", NULL, NULL},
+    {"i2f", "((double)%0)", NULL, NULL, NULL},
+    {"trunc", NULL, "rt_f2i(%0, trunc(%0), \"trunc\", %I, %L)", NULL, NULL},
+    {"floor", NULL, "rt_f2i(%0, floor(%0), \"floor\", %I, %L)", NULL, NULL},
+    {"ceil", NULL, "rt_f2i(%0, ceil(%0), \"ceil\", %I, %L)", NULL, NULL},
+    {"round", NULL, "rt_f2i(%0, round(%0), \"round\", %I, %L)", NULL, NULL},
+    {"c2i", NULL, NULL, "((int32_t)%0)", NULL},
+    {"i2c", "rt_i2c(%0, %I, %L)", NULL, NULL, NULL},
+    {"b2i", NULL, NULL, "((int32_t)%0)", NULL},
+    {"select", NULL, NULL, NULL, p_select},
+    {"length", NULL, NULL, NULL, p_length},
+    {"seg_start", NULL, NULL, "rt_seg_start(%0, %1, %I, %L)", NULL},
+    {"seg_len", NULL, NULL, "rt_seg_len(%0, %1, %I, %L)", NULL},
+    {"seg_of", NULL, NULL, "rt_seg_of(%0, %1, %I, %L)", NULL},
+    {"seg_total", NULL, NULL, "((int32_t)%0->total)", NULL},
+    {"make_segdes", NULL, NULL, NULL, p_segdes_conv},
+    {"seg_lengths", NULL, NULL, NULL, p_segdes_conv},
+    {"print", NULL, NULL, NULL, p_print},
+    {"fhash", NULL, "rt_fhash(%0)", NULL, NULL},
+    {"fail_if", NULL, NULL, NULL, p_fail_if},
 };
 
 static const CgPrimRule *prim_rule(LcuPrim p) {
+  const char *name = lcu_prim_info(p)->name;
   for (size_t i = 0; i < sizeof prim_rules / sizeof prim_rules[0]; i++)
-    if (prim_rules[i].prim == p) return &prim_rules[i];
+    if (!strcmp(prim_rules[i].prim, name)) return &prim_rules[i];
   return NULL;
 }
 
@@ -384,6 +390,16 @@ static void p_print(CgScope *s, const LcuExpr *e, CgAtoms *out) {
   }
   cg_line(s, "rt_print(\"%s\", %s);", cg_type_text(s->cg, ty), c);
   cg_release_atoms(s, ty, &a);
+  *out = atoms(s->cg, 0);
+}
+
+/* fail_if(flag, message): a fault whose text is the [char] message. */
+static void p_fail_if(CgScope *s, const LcuExpr *e, CgAtoms *out) {
+  CgAtoms c, m;
+  cg_expr(s, e->args[0], &c);
+  cg_expr(s, e->args[1], &m);
+  cg_line(s, "if (%s) rt_fail_message(%s, %d);", c.v[0], m.v[0], cg_loc(s->cg, e->loc));
+  cg_release_atoms(s, e->args[1]->ty, &m);
   *out = atoms(s->cg, 0);
 }
 
@@ -514,7 +530,11 @@ static void emit_call(CgScope *s, const LcuExpr *e, const char *callee, const Lc
     first = 0;
   }
   nz_buf_puts(&call, ");");
+  /* a runaway recursion is a fault at the call, as in the interpreter */
+  int cpu_call = e->kind == LE_CALL;
+  if (cpu_call) cg_line(s, "rt_enter(%d);", cg_loc(s->cg, e->loc));
   cg_line(s, "%s", call.s);
+  if (cpu_call) cg_line(s, "rt_leave();");
   nz_buf_free(&call);
   for (int k = 0; k < e->nargs; k++) cg_release_atoms(s, e->args[k]->ty, &args[k]);
 }
@@ -587,11 +607,9 @@ void cg_func(Cg *cg, const LcuFunc *f) {
   CgScope s;
   cg_scope_func(&s, cg, f, b);
   cg->tmp = 0;
-  cg_line(&s, "rt_enter(%d);", cg_loc(cg, f->loc));
   CgAtoms r;
   cg_expr(&s, f->body, &r);
   for (int k = 0; k < r.n; k++) cg_line(&s, "*out%d = %s;", k, r.v[k]);
-  cg_line(&s, "rt_leave();");
   nz_buf_puts(b, "}\n\n");
 }
 

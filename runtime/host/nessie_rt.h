@@ -223,7 +223,16 @@ static inline int32_t rt_seg_of(const RtSeg *s, int32_t i, int64_t it, int loc) 
   return s->segof[i];
 }
 
+/* fhash(x): the low word xor the high word of x's bits, -0.0 as 0.0 (NESL's hash). */
+static inline int32_t rt_fhash(double x) {
+  double d = x == 0 ? 0 : x;
+  uint64_t u;
+  memcpy(&u, &d, 8);
+  return (int32_t)(uint32_t)(u ^ (u >> 32));
+}
+
 /* CPU-only primitives (rt_io.c). The argument is borrowed. */
+void rt_fail_message(const RtArr *msg, int loc); /* fail_if: the fault's text is msg */
 RtSeg *rt_make_segdes(const RtArr *lens, int loc);
 RtArr *rt_seg_lengths(const RtSeg *s);
 /* print(v): `type` is the λcu type text of v ("(int, [float])"), cells its

@@ -3,6 +3,7 @@
  * and print values identically), result printing, print and the segment
  * descriptor primitives, and rt_main. */
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -185,6 +186,10 @@ RtSeg *rt_make_segdes(const RtArr *lens, int loc) {
   return rt_seg_from_lens(l, lens->len);
 }
 
+void rt_fail_message(const RtArr *msg, int loc) {
+  rt_fault(-1, loc, "%.*s", (int)msg->len, (const char *)msg->d);
+}
+
 RtArr *rt_seg_lengths(const RtSeg *s) {
   RtArr *a = rt_arr_new(RT_INT, s->nsegs);
   if (s->nsegs) memcpy(a->d, s->lens, sizeof(int32_t) * (size_t)s->nsegs);
@@ -218,6 +223,11 @@ static int usage(const RtProgram *p, const char *prog) {
 
 int rt_main(int argc, char **argv, const RtProgram *p) {
   rt_current = p;
+  /* Arrays come and go: keep freed memory in the process for the next ones
+   * instead of returning it to the kernel, which must zero it again (as the
+   * NESL interpreter does). */
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);
   const char *blk = getenv("NESSIE_RT_BLOCK");
   if (blk && atoll(blk) > 0) rt_block = atoll(blk);
   int random_inputs = 0, nvals = 0;

@@ -14,13 +14,16 @@ typedef union {
   max_align_t align;
 } Hdr;
 
+/* The interpreter's message (compiler/common/arena.c), exit 1. */
+static void out_of_memory(size_t count, size_t size) {
+  fflush(stdout);
+  if (size) fprintf(stderr, "nessie: error: out of memory allocating %zu x %zu bytes\n", count, size);
+  else fprintf(stderr, "nessie: error: out of memory allocating %zu bytes\n", count);
+  exit(1);
+}
+
 static void *counted(Hdr *h, size_t n) {
-  if (!h) {
-    fflush(stdout);
-    fprintf(stderr, "error: out of memory (allocating %zu bytes; %lld live)\n", n,
-            (long long)rt_bytes_live);
-    exit(1);
-  }
+  if (!h) out_of_memory(n, 0);
   h->n = n;
   rt_bytes_allocated += (int64_t)n;
   rt_bytes_live += (int64_t)n;
@@ -48,14 +51,16 @@ void rt_free(void *p) {
 static size_t elem_size(int elem) { return elem == RT_FLOAT ? 8 : elem == RT_INT ? 4 : 1; }
 
 static RtArr *arr_new(int elem, int64_t len, int zero) {
+  size_t count = (size_t)(len > 0 ? len : 1), size = elem_size(elem);
+  if (len < 0 || (uint64_t)len > SIZE_MAX / 16) out_of_memory(count, size);
+  Hdr *h = zero ? calloc(1, sizeof(Hdr) + count * size) : malloc(sizeof(Hdr) + count * size);
+  if (!h) out_of_memory(count, size);
   RtArr *a = rt_alloc(sizeof *a);
-  size_t bytes = elem_size(elem) * (size_t)(len > 0 ? len : 1);
-  if (len < 0 || (uint64_t)len > SIZE_MAX / 16) bytes = SIZE_MAX; /* fails as out of memory */
   a->refs = 1;
   a->len = len;
   a->elem = elem;
   a->dev = NULL;
-  a->d = zero ? rt_calloc(bytes) : rt_alloc(bytes);
+  a->d = counted(h, count * size);
   return a;
 }
 

@@ -60,6 +60,13 @@ for f in tests/fusion/*.lcu; do
       n=$((n + 1))
       [ "$got" = "$want" ] || bad "$f seed $seed ($s): compiled gives '$got', the interpreter '$want'"
     done
+    # many blocks (segmented SOACs crossing them): 1 and 2 threads agree
+    for s in none ilp; do
+      g1=$(NESSIE_RT_BLOCK=3 OMP_NUM_THREADS=1 "$bin/nessie" lcu run "$f" --random-inputs --seed=$seed --max-len=40 --scheduler=$s --compiled 2>&1)
+      g2=$(NESSIE_RT_BLOCK=3 OMP_NUM_THREADS=2 "$bin/nessie" lcu run "$f" --random-inputs --seed=$seed --max-len=40 --scheduler=$s --compiled 2>&1)
+      n=$((n + 2))
+      [ "$g1" = "$g2" ] || bad "$f seed $seed ($s), blocks of 3: 1 thread '$g1', 2 threads '$g2'"
+    done
   done
 done
 # The benchmarks at 200,000 elements (13 blocks of the default size, float
