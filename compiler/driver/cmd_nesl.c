@@ -2,6 +2,7 @@
  * evaluate a NESL program form by form with the reference AST interpreter, printing
  * results like NESL. `emit` and `build` belong to later stages of the pipeline. */
 #include "driver.h"
+#include "flan.h"
 #include "nesl.h"
 #include <malloc.h>
 #include <unistd.h>
@@ -12,7 +13,83 @@ typedef struct {
   NlEnv *env;
   int depth;
   bool exited; /* an `exit` command was met: no further forms run */
+  bool lcu;    /* --interp=lcu: forms run through flattening and the λcu interpreter */
+  const char *stage; /* emit: ast, lcu, fused */
+  bool fuse;   /* --scheduler given (run) or stage fused (emit) */
+  DrvFuse fo;
+  int rc;      /* exit status of a failure other than a user error (0: none) */
 } Job;
+
+/* Flattens one runnable form to λcu; NULL after an error (j->rc set). */
+static FlProgram *form_program(Job *j, NlDecl *d) {
+  FlProgram *fp = flan_lower_form(j->env, d);
+  if (!fp) {
+    j->rc = NZ_EXIT_INTERNAL;
+    return NULL;
+  }
+  if (lcu_check(fp->lcu) != 0) {
+    NzBuf b = {0};
+    lcu_print_program(&b, fp->lcu);
+    fprintf(stderr, "%s", b.s ? b.s : "");
+    nz_buf_free(&b);
+    nz_error("the flattener produced a program that fails the λcu checker (a bug; program above)");
+    flan_program_free(fp);
+    j->rc = NZ_EXIT_INTERNAL;
+    return NULL;
+  }
+  if (j->fuse) {
+    int rc = drv_fuse(fp->lcu, &j->fo, NULL);
+    if (rc != NZ_EXIT_OK) {
+      flan_program_free(fp);
+      j->rc = rc;
+      return NULL;
+    }
+  }
+  return fp;
+}
+
+/* --interp=lcu: the form's λcu program run with the earlier top-level values it
+ * reads; its value printed by the NESL printer. Returns 0 after an error. */
+static int run_lcu(Job *j, NlDecl *d) {
+  FlProgram *fp = form_program(j, d);
+  if (!fp) return 0;
+  NZ_VEC(LcuValue) args = {0};
+  for (int i = 0; i < fp->nglobals; i++) {
+    int n = flan_ncomp(fp->gtys[i], false);
+    LcuValue tmp[n];
+    flan_value_to_lcu(j->env->globals.v[fp->globals[i]].val, fp->gtys[i], tmp);
+    for (int k = 0; k < n; k++) nz_vec_push(args, tmp[k]);
+  }
+  LcuValue res;
+  int rc = lcu_run_main(fp->lcu, args.n, args.v, &res);
+  for (int i = 0; i < args.n; i++) lcu_value_release(args.v[i]);
+  nz_vec_free(args);
+  if (rc == 0) {
+    int n = flan_ncomp(fp->result, false);
+    const LcuValue *comps = n == 1 ? &res : res.u.tup.elems;
+    NlVal v = flan_value_from_lcu(comps, fp->result);
+    lcu_value_release(res);
+    nesl_define_value(j->env, d, v, true);
+  }
+  flan_program_free(fp);
+  return rc == 0;
+}
+
+static void emit_lcu(Job *j, NlDecl *d) {
+  FlProgram *fp = form_program(j, d);
+  if (!fp) return;
+  NzBuf b = {0};
+  nz_buf_printf(&b, "// %s:%d: ", d->loc.src ? d->loc.src->name : "?", d->loc.line);
+  if (d->k == D_BIND) nesl_pat_str(&b, d->pat);
+  else nz_buf_puts(&b, "it");
+  nz_buf_puts(&b, " : ");
+  nesl_type_str(&b, d->ty);
+  nz_buf_putc(&b, '\n');
+  lcu_print_program(&b, fp->lcu);
+  fwrite(b.s, 1, b.len, stdout);
+  nz_buf_free(&b);
+  flan_program_free(fp);
+}
 
 static int process_source(Job *j, NzSource *src);
 
@@ -107,11 +184,21 @@ static int process_source(Job *j, NzSource *src) {
       ok = 0;
       break;
     }
-    if (j->emit) {
+    if (j->emit && strcmp(j->stage, "ast")) {
+      if (d->k == D_BIND || d->k == D_EXPR) {
+        emit_lcu(j, d);
+        if (j->rc) ok = 0;
+        else if (!nesl_eval_decl(j->env, d, false)) ok = 0; /* later forms read its value */
+      } else if (d->k == D_FUN || d->k == D_DATA) {
+        ok = nesl_eval_decl(j->env, d, false);
+      }
+    } else if (j->emit) {
       NzBuf b = {0};
       nesl_decl_print(&b, d);
       fputs(b.s, stdout);
       nz_buf_free(&b);
+    } else if (j->run && j->lcu && (d->k == D_BIND || d->k == D_EXPR)) {
+      ok = run_lcu(j, d);
     } else if (j->run) {
       ok = nesl_eval_decl(j->env, d, true);
     } else {
@@ -129,7 +216,7 @@ static int job_main(void *arg) {
     nz_error("the NESL basis library failed to load");
     return NZ_EXIT_INTERNAL;
   }
-  if (!process_file(j, j->file, (NzLoc){0})) return NZ_EXIT_USER;
+  if (!process_file(j, j->file, (NzLoc){0})) return j->rc ? j->rc : NZ_EXIT_USER;
   if (j->expr && !j->exited) {
     NzBuf b = {0};
     nz_buf_puts(&b, j->expr);
@@ -139,15 +226,16 @@ static int job_main(void *arg) {
     NzSource *src = nz_source_from_string("<-e>", b.s);
     nz_buf_free(&b);
     nz_vec_push(j->env->sources, src);
-    if (!process_source(j, src)) return NZ_EXIT_USER;
+    if (!process_source(j, src)) return j->rc ? j->rc : NZ_EXIT_USER;
   }
   return NZ_EXIT_OK;
 }
 
 static void usage(FILE *f) {
   fputs("usage: nessie check PROG.nesl\n"
-        "       nessie run PROG.nesl [-e EXPR] [--interp=ast]\n"
-        "       nessie emit PROG.nesl --stage=ast\n",
+        "       nessie run PROG.nesl [-e EXPR] [--interp=ast|lcu] [--check]\n"
+        "                  [--scheduler=S [--solver=glpk|cbc] [--time-limit=SEC]]\n"
+        "       nessie emit PROG.nesl --stage=ast|lcu|fused [--scheduler=S]\n",
         f);
 }
 
@@ -161,15 +249,32 @@ int drv_cmd_nesl(int argc, char **argv) {
   Job j = {0};
   j.run = !strcmp(cmd, "run");
   j.emit = !strcmp(cmd, "emit");
+  j.stage = "ast";
+  drv_fuse_defaults(&j.fo);
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (j.emit && !strncmp(a, "--stage=", 8)) {
-      if (strcmp(a + 8, "ast")) {
-        fprintf(stderr, "nessie emit: stage '%s' is not implemented yet (only ast)\n", a + 8);
+      j.stage = a + 8;
+      if (!strcmp(j.stage, "mono") || !strcmp(j.stage, "flan")) {
+        fprintf(stderr, "nessie emit: stage '%s' has no separate IR yet (compiler/flan/README.md); "
+                        "use ast, lcu or fused\n", j.stage);
         return NZ_EXIT_INTERNAL;
+      }
+      if (strcmp(j.stage, "ast") && strcmp(j.stage, "lcu") && strcmp(j.stage, "fused")) {
+        fprintf(stderr, "nessie emit: unknown stage '%s' (ast, lcu, fused)\n", j.stage);
+        return NZ_EXIT_USAGE;
       }
       continue;
     }
+    if ((j.run || j.emit) && !strncmp(a, "--", 2)) {
+      int r = drv_fuse_option(&j.fo, a);
+      if (r < 0) return NZ_EXIT_USAGE;
+      if (r > 0) {
+        if (!strncmp(a, "--scheduler=", 12)) j.fuse = true;
+        continue;
+      }
+    }
+    if (!strcmp(a, "--check") && (j.run || j.emit)) continue; /* λcu is always checked */
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       usage(stdout);
       return NZ_EXIT_OK;
@@ -180,7 +285,9 @@ int drv_cmd_nesl(int argc, char **argv) {
       }
       j.expr = argv[i];
     } else if (!strcmp(a, "--interp=ast") && j.run) {
-      /* the default and, for now, the only interpreter */
+      j.lcu = false;
+    } else if (!strcmp(a, "--interp=lcu") && j.run) {
+      j.lcu = true;
     } else if (a[0] == '-' && a[1]) {
       fprintf(stderr, "nessie %s: unknown option '%s'\n", cmd, a);
       usage(stderr);
@@ -194,6 +301,14 @@ int drv_cmd_nesl(int argc, char **argv) {
   }
   if (!j.file) {
     usage(stderr);
+    return NZ_EXIT_USAGE;
+  }
+  if (j.emit && !strcmp(j.stage, "fused")) {
+    j.fuse = true;
+    if (!strcmp(j.fo.scheduler, "none")) j.fo.scheduler = "greedy-down";
+  }
+  if (j.run && j.fuse && !j.lcu) {
+    fprintf(stderr, "nessie run: --scheduler needs --interp=lcu\n");
     return NZ_EXIT_USAGE;
   }
   /* The interpreter allocates and frees many large sequences: keep freed memory in the

@@ -806,6 +806,17 @@ NOINLINE static LcuValue prim_print(Interp *I, const LcuExpr *e, Frame *f) {
   return lcu_value_tuple(0, NULL);
 }
 
+NOINLINE static LcuValue prim_fail_if(Interp *I, const LcuExpr *e, Frame *f) {
+  LcuValue c = eval(I, e->args[0], f);
+  LcuValue m = eval(I, e->args[1], f);
+  if (c.u.b) {
+    temp_push(I, m);
+    fault(I, e->loc, "%.*s", (int)m.u.arr->len, (const char *)m.u.arr->d.b);
+  }
+  lcu_value_release(m);
+  return lcu_value_tuple(0, NULL);
+}
+
 NOINLINE static LcuValue prim_make_segdes(Interp *I, const LcuExpr *e, Frame *f) {
   LcuValue v = eval(I, e->args[0], f);
   temp_push(I, v);
@@ -951,6 +962,7 @@ static LcuValue eval(Interp *I, const LcuExpr *e, Frame *f) {
         continue;
       }
       case LP_PRINT: return prim_print(I, e, f);
+      case LP_FAIL_IF: return prim_fail_if(I, e, f);
       case LP_MAKE_SEGDES: return prim_make_segdes(I, e, f);
       case LP_SEG_LENGTHS: return prim_seg_lengths(I, e, f);
       case LP_SELECT: return prim_select(I, e, f);
