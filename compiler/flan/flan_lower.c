@@ -196,6 +196,19 @@ static void bind_pat(Fl *F, NlPat *q, FlVal v) {
   }
 }
 
+static FlVal lower(Fl *F, NlExpr *e);
+
+/* A pattern bound to a tuple expression component by component, so that an unlifted
+ * component is not lifted with a lifted one (as the interpreter's bind_expr). */
+static void bind_expr(Fl *F, NlPat *q, NlExpr *e) {
+  if (q->k == P_PAIR && e->k == E_PAIR) {
+    bind_expr(F, q->a, e->a);
+    bind_expr(F, q->b, e->b);
+  } else {
+    bind_pat(F, q, lower(F, e));
+  }
+}
+
 static const FlTy *ty(Fl *F, NlType *t, NzLoc loc) {
   const FlTy *r = flan_ty_of(t, F->gvars, F->sub, F->nsub);
   if (!r) flan_unsupported(F, loc, "a value of function type");
@@ -271,7 +284,7 @@ static FlVal lower(Fl *F, NlExpr *e) {
   case E_CALL: return call(F, e);
   case E_IF: return lower_if(F, e);
   case E_LET:
-    for (int i = 0; i < e->n; i++) bind_pat(F, e->pats[i], lower(F, e->xs[i]));
+    for (int i = 0; i < e->n; i++) bind_expr(F, e->pats[i], e->xs[i]);
     return lower(F, e->a);
   case E_SEQ: return lower_seq(F, e);
   case E_EMPTY: {
@@ -348,19 +361,20 @@ static FlVal lower_seq(Fl *F, NlExpr *e) {
 
 /* ---------------------------------------------------------- conditionals */
 
-static FlVal lower_in_blk(Fl *F, NlExpr *e, FlCtx *c, FlBlk *b, const FlTy *t, LcuExpr **out) {
+/* e lowered into block b in context c (lifted to c when lift is set). */
+static FlVal lower_branch(Fl *F, NlExpr *e, FlCtx *c, FlBlk *b, bool lift) {
   FlBlk *sb = F->blk;
   FlCtx *sc = F->ctx;
   F->blk = b;
   F->ctx = c;
   FlVal v = lower(F, e);
-  if (c) v = flan_lift(F, v, c);
-  (void)t;
-  *out = blk_close(F, b, tuple_of(F, nc(v), v.c));
+  if (lift && c) v = flan_lift(F, v, c);
   F->blk = sb;
   F->ctx = sc;
   return v;
 }
+
+static LcuExpr *close_val(Fl *F, FlBlk *b, FlVal v) { return blk_close(F, b, tuple_of(F, nc(v), v.c)); }
 
 static FlVal lower_if(Fl *F, NlExpr *e) {
   const FlTy *t = ty(F, e->ty, e->loc);
@@ -369,22 +383,25 @@ static FlVal lower_if(Fl *F, NlExpr *e) {
   NzLoc L = F->uloc;
   if (!c.ctx) {
     /* a CPU branch; both sides lifted if either is */
-    LcuExpr *te, *ee;
     FlBlk *bt = blk_new(F), *be = blk_new(F);
-    FlVal tv = lower_in_blk(F, e->b, NULL, bt, t, &te);
-    FlVal ev = lower_in_blk(F, e->c, NULL, be, t, &ee);
-    FlCtx *x = tv.ctx ? tv.ctx : ev.ctx;
-    if (x && (!tv.ctx || !ev.ctx)) {
-      /* lift the unlifted side inside its own branch */
-      bt->v.n = 0;
-      be->v.n = 0;
-      tv = lower_in_blk(F, e->b, F->ctx, bt, t, &te);
-      ev = lower_in_blk(F, e->c, F->ctx, be, t, &ee);
+    FlVal tv = lower_branch(F, e->b, F->ctx, bt, false);
+    FlVal ev = lower_branch(F, e->c, F->ctx, be, false);
+    if (tv.ctx && !ev.ctx) {
+      FlBlk *sb = F->blk;
+      F->blk = be;
+      ev = flan_lift(F, ev, F->ctx);
+      F->blk = sb;
+    } else if (ev.ctx && !tv.ctx) {
+      FlBlk *sb = F->blk;
+      F->blk = bt;
+      tv = flan_lift(F, tv, F->ctx);
+      F->blk = sb;
     }
+    LcuExpr *te = close_val(F, bt, tv), *ee = close_val(F, be, ev);
     int n = nc(tv);
     FlVal r = {t, tv.ctx, flan_comps(F, n)};
     const LcuType *tys[n];
-    for (int i = 0; i < n; i++) tys[i] = tv.c[i].ty;
+    flan_comp_types(t, tv.ctx != NULL, tys);
     flan_emitn(F, F->blk, n, tys, r.c, lcu_if(p, flan_v(F, c.c[0]), te, ee, L));
     return r;
   }
@@ -408,8 +425,7 @@ static FlVal lower_if(Fl *F, NlExpr *e) {
     X->blk = b;
     X->idx = br ? ie : it;
     X->n = cnt;
-    LcuExpr *body;
-    lower_in_blk(F, br ? e->c : e->b, X, b, t, &body);
+    LcuExpr *body = close_val(F, b, lower_branch(F, br ? e->c : e->b, X, b, true));
     FlBlk *eb = blk_new(F);
     FlBlk *sb = F->blk;
     F->blk = eb;
@@ -634,16 +650,30 @@ static const char *instance(Fl *F, NlDecl *d, const FlTy **sub, int nsub, uint64
   return fname;
 }
 
-static FlVal call_user(Fl *F, NlExpr *e, NlDecl *d, FlVal arg) {
+static void leaves_of(NlPat *q, FlVal v, FlVal *out, int *k);
+
+/* The leaves of pattern q for argument expression e, a tuple lowered per component. */
+static void arg_leaves(Fl *F, NlPat *q, NlExpr *e, FlVal *out, int *k) {
+  if (q->k == P_PAIR && e->k == E_PAIR) {
+    arg_leaves(F, q->a, e->a, out, k);
+    arg_leaves(F, q->b, e->b, out, k);
+  } else {
+    leaves_of(q, lower(F, e), out, k);
+  }
+}
+
+static FlVal call_user(Fl *F, NlExpr *e, NlDecl *d) {
   const FlTy **sub = NZ_NEWN(F->a, const FlTy *, d->ngvars > 0 ? d->ngvars : 1);
   NlExpr *fe = e->a;
   for (int i = 0; i < d->ngvars; i++)
-    sub[i] = fe->inst && i < fe->ninst ? ty(F, fe->inst[i], e->loc) : flan_ty_base(FT_INT);
+    /* a recursive call inside the function's own body is monomorphic: its variables
+     * stand for what they stand for in the instance being compiled */
+    sub[i] = fe->inst && i < fe->ninst && fe->inst[i] ? ty(F, fe->inst[i], e->loc) : ty(F, d->gvars[i], e->loc);
   int nl = count_leaves(d->pat);
   if (nl > 64) flan_unsupported(F, e->loc, "a function with more than 64 parameters");
   FlVal *lv = NZ_NEWN(F->a, FlVal, nl);
   int k = 0;
-  leaves_of(d->pat, arg, lv, &k);
+  arg_leaves(F, d->pat, e->b, lv, &k);
   uint64_t mask = 0;
   for (int i = 0; i < nl; i++)
     if (lv[i].ctx) {
@@ -689,18 +719,24 @@ static FlVal call(Fl *F, NlExpr *e) {
   NlFn *fn = g->val.fn;
   NzLoc saved = F->uloc;
   if (e->user) F->uloc = e->loc;
-  FlVal arg = lower(F, e->b);
   FlVal r;
   switch (fn->k) {
   case FN_PRIM: {
     FlVal a[8];
-    if (fn->prim->arity > 8 || !split_args(arg, fn->prim->arity, a)) nz_die("flan: bad primitive arity");
+    int ar = fn->prim->arity, i = 0;
+    NlExpr *x = e->b;
+    if (ar > 8) nz_die("flan: bad primitive arity");
+    for (; i < ar - 1 && x->k == E_PAIR; i++, x = x->b) a[i] = lower(F, x->a);
+    if (!split_args(lower(F, x), ar - i, a + i)) nz_die("flan: bad primitive arity");
     for (int i = 0; i < fn->prim->arity; i++) a[i] = a[i].ctx ? flan_derive(F, a[i], F->ctx) : a[i];
     r = flan_prim(F, fn->prim->name, fn->prim->arity, a, ty(F, e->ty, e->loc), F->uloc);
     break;
   }
-  case FN_CON: r = arg; r.t = ty(F, e->ty, e->loc); break;
-  case FN_USER: r = call_user(F, e, fn->decl, arg); break;
+  case FN_CON: r = lower(F, e->b); r.t = ty(F, e->ty, e->loc); break;
+  case FN_USER:
+    if (!fn->decl->body) flan_unsupported(F, e->loc, "%s has no definition", g->name);
+    r = call_user(F, e, fn->decl);
+    break;
   default: flan_unsupported(F, e->loc, "calling a function value");
   }
   F->uloc = saved;

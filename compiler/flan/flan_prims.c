@@ -449,6 +449,42 @@ static void lp_scan_or_reduce(Args *A, int op, bool scan) {
   }
 }
 
+/* n rows of t's zero (nesl_prims.c identity): 0, 0.0, F, the char 0, empty sequences */
+static void zero_vec(Fl *F, const FlTy *t, FlComp n, FlComp *out) {
+  switch (t->k) {
+  case FT_PAIR:
+    zero_vec(F, t->a, n, out);
+    zero_vec(F, t->b, n, out + flan_ncomp(t->a, true));
+    return;
+  case FT_SEQ: {
+    FlKb k;
+    flan_kb_init(&k, F);
+    out[0] = mksd(F, flan_kb_map1(&k, n, iv(F, 0), LT_INT));
+    flan_empty(F, t->a, out + 1);
+    return;
+  }
+  default: {
+    FlKb k;
+    flan_kb_init(&k, F);
+    LcuExpr *z = t->k == FT_FLOAT ? lcu_float(P, 0, L) : t->k == FT_BOOL ? lcu_bool(P, 0, L)
+                 : t->k == FT_CHAR ? lcu_char(P, 0, L) : iv(F, 0);
+    out[0] = flan_kb_map1(&k, n, z, flan_ty_lcu_base(t));
+    return;
+  }
+  }
+}
+
+static void lp_identity(Args *A) { zero_vec(A->F, A->t[0], A->n, A->out); }
+
+static void lp_identity_seq(Args *A) {
+  Fl *F = A->F;
+  FlKb k;
+  flan_kb_init(&k, F);
+  FlComp lens = flan_kb_map1(&k, A->n, p2(F, LP_MAX, ix(&k, A->a[1][0]), iv(F, 0)), LT_INT);
+  A->out[0] = mksd(F, lens);
+  zero_vec(F, A->t[0]->a, total(F, A->out[0]), A->out + 1);
+}
+
 typedef void (*LiftedFn)(Args *);
 static const struct {
   const char *name;
@@ -457,7 +493,8 @@ static const struct {
     {"__length", lp_length}, {"__dist", lp_dist}, {"__iseq", lp_iseq}, {"__elt", lp_elt},
     {"__rep", lp_rep}, {"__append", lp_append}, {"__pack", lp_pack}, {"__pack2", lp_pack2},
     {"__permute", lp_permute}, {"__read", lp_read}, {"__put", lp_put},
-    {"__partition", lp_partition}, {"__flatten", lp_flatten},
+    {"__partition", lp_partition}, {"__flatten", lp_flatten}, {"__identity", lp_identity},
+    {"__identity_seq", lp_identity_seq},
 };
 
 /* One row of an unlifted value's vector form. */
