@@ -18,6 +18,7 @@ typedef struct {
   bool fuse;   /* --scheduler given (run) or stage fused (emit) */
   DrvFuse fo;
   int rc;      /* exit status of a failure other than a user error (0: none) */
+  bool stats;  /* --stats: the λcu interpreter's work counters on stderr at the end */
 } Job;
 
 /* Flattens one runnable form to λcu; NULL after an error (j->rc set). */
@@ -275,6 +276,10 @@ int drv_cmd_nesl(int argc, char **argv) {
       }
     }
     if (!strcmp(a, "--check") && (j.run || j.emit)) continue; /* λcu is always checked */
+    if (!strcmp(a, "--stats") && j.run) {
+      j.stats = true;
+      continue;
+    }
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       usage(stdout);
       return NZ_EXIT_OK;
@@ -317,6 +322,9 @@ int drv_cmd_nesl(int argc, char **argv) {
   mallopt(M_TRIM_THRESHOLD, 512 << 20);
   j.env = nesl_env_new();
   int rc = nesl_run_on_big_stack(job_main, &j);
+  if (j.stats)
+    fprintf(stderr, "lcu stats: %lld SOAC applications, %lld elements\n", (long long)lcu_stats.soacs,
+            (long long)lcu_stats.elements);
   fflush(stdout);
   nesl_env_free(j.env);
   nesl_rt_reset();

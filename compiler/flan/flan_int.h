@@ -124,5 +124,8 @@ FlComp flan_any(FlKb *k, FlComp n, LcuExpr *body);
 
 /* flan_prims.c */
 FlVal flan_prim(Fl *F, const char *name, int nargs, FlVal *args, const FlTy *rt, NzLoc loc);
+/* __length(a) or __elt(a, i) where a's rows are rows map[r] of src (a lifted
+ * sequence of an enclosing context); i unlifted or lifted in the current one. */
+FlVal flan_prim_rows(Fl *F, const char *name, FlVal src, FlComp map, FlVal i, const FlTy *rt, NzLoc loc);
 
 #endif

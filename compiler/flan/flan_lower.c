@@ -710,6 +710,45 @@ static int split_args(FlVal v, int arity, FlVal *out) {
   return 1;
 }
 
+/* For a local sequence variable lifted in an ancestor of the current context: its
+ * value there (*src) and, per element of the current context, the row of src it
+ * stands for. Lets #a and a[i] read an outer sequence without copying it into every
+ * element (which would cost its length per element). 0 if x is not such a variable. */
+static int outer_rows(Fl *F, NlExpr *x, FlVal *src, FlComp *map) {
+  if (x->k != E_VAR || x->vk != VK_LOCAL || x->up != 0) return 0;
+  FlVal v = F->slots[x->slot];
+  if (!v.t || !v.ctx || v.ctx == F->ctx || v.t->k != FT_SEQ || !F->ctx) return 0;
+  FlCtx *path[256];
+  int n = 0;
+  for (FlCtx *c = F->ctx; c != v.ctx; c = c->parent) {
+    if (!c || n == 256) return 0;
+    path[n++] = c;
+  }
+  bool have = false;
+  FlComp m = {0};
+  for (int i = n - 1; i >= 0; i--) {
+    FlCtx *c = path[i];
+    FlKb k;
+    flan_kb_init(&k, F);
+    LcuExpr *step;
+    if (c->kind == CX_PACK) {
+      step = lcu_index(F->p, flan_kc(&k, c->idx), flan_kix(&k), F->uloc);
+    } else {
+      LcuExpr *a[2] = {flan_kc(&k, c->sd), flan_kix(&k)};
+      step = lcu_prim(F->p, LP_SEG_OF, 2, a, F->uloc);
+    }
+    if (have) step = lcu_index(F->p, flan_kc(&k, m), step, F->uloc);
+    FlBlk *saved = F->blk;
+    F->blk = c->blk; /* the context's own block, as derivations */
+    m = flan_kb_map1(&k, c->n, step, LT_INT);
+    F->blk = saved;
+    have = true;
+  }
+  *src = v;
+  *map = m;
+  return 1;
+}
+
 static FlVal call(Fl *F, NlExpr *e) {
   NlExpr *fe = e->a;
   if (fe->k != E_VAR || fe->vk != VK_GLOBAL)
@@ -722,6 +761,16 @@ static FlVal call(Fl *F, NlExpr *e) {
   FlVal r;
   switch (fn->k) {
   case FN_PRIM: {
+    FlVal src;
+    FlComp map;
+    bool len = !strcmp(fn->prim->name, "__length"), elt = !strcmp(fn->prim->name, "__elt");
+    if ((len || elt) && outer_rows(F, len ? e->b : e->b->a, &src, &map)) {
+      FlVal idx = {0};
+      if (elt) idx = lower(F, e->b->b);
+      if (elt && idx.ctx) idx = flan_derive(F, idx, F->ctx);
+      r = flan_prim_rows(F, fn->prim->name, src, map, idx, ty(F, e->ty, e->loc), F->uloc);
+      break;
+    }
     FlVal a[8];
     int ar = fn->prim->arity, i = 0;
     NlExpr *x = e->b;

@@ -265,6 +265,31 @@ static void elt_common(Args *A, bool shared) {
 }
 static void lp_elt(Args *A) { elt_common(A, false); }
 
+FlVal flan_prim_rows(Fl *F, const char *name, FlVal src, FlComp map, FlVal i, const FlTy *rt, NzLoc loc) {
+  NzLoc saved = F->uloc;
+  F->uloc = loc;
+  FlCtx *C = F->ctx;
+  FlComp sd = src.c[0];
+  FlVal r = {rt, C, flan_comps(F, flan_ncomp(rt, true))};
+  FlKb k;
+  flan_kb_init(&k, F);
+  if (!strcmp(name, "__length")) {
+    r.c[0] = flan_kb_map1(&k, C->n, seg(&k, LP_SEG_LEN, sd, ix(&k, map)), LT_INT);
+  } else {
+    LcuExpr *iexp = i.ctx ? ix(&k, i.c[0]) : flan_kc(&k, i.c[0]);
+    bad_if(F, &k, C->n,
+           p2(F, LP_ORELSE, p2(F, LP_LT, iexp, iv(F, 0)), p2(F, LP_GE, cp(F, iexp), seg(&k, LP_SEG_LEN, sd, ix(&k, map)))),
+           "Sequence reference (a[i]) out of bounds.", loc);
+    flan_kb_init(&k, F);
+    iexp = i.ctx ? ix(&k, i.c[0]) : flan_kc(&k, i.c[0]);
+    FlComp at = flan_kb_map1(&k, C->n, p2(F, LP_ADD, seg(&k, LP_SEG_START, sd, ix(&k, map)), iexp), LT_INT);
+    FlComp *data = src.c + 1;
+    flan_gather(F, rt, 1, &data, NULL, at, C->n, r.c);
+  }
+  F->uloc = saved;
+  return r;
+}
+
 static void read_common(Args *A, bool shared) {
   Fl *F = A->F;
   FlComp *a = A->a[0], sdi = A->a[1][0], idx = A->a[1][1];

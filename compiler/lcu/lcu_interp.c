@@ -608,7 +608,11 @@ static void shrink(LcuArray *a, int64_t len) {
   a->d.b = nz_xrealloc(a->d.b, sz * (size_t)(len ? len : 1));
 }
 
+LcuStats lcu_stats;
+
 NOINLINE static void run_soac(Interp *I, const LcuSoac *s, Frame *kf) {
+  lcu_stats.soacs++;
+  lcu_stats.elements += s->size.kind == LZ_NONE ? 1 : soac_size(I, &s->size, kf);
   int mark = I->scratch.n;
   TApp ta, tb;
   thunk_open(I, &ta, s->thunks[0], kf);
