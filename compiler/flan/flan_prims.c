@@ -510,6 +510,119 @@ static void lp_identity_seq(Args *A) {
   zero_vec(F, A->t[0]->a, total(F, A->out[0]), A->out + 1);
 }
 
+/* Row-wise structural equality of two vectors of t over n rows (bool vector). */
+static FlComp eql_rec(Fl *F, const FlTy *t, FlComp *x, FlComp *y, FlComp n) {
+  FlKb k;
+  switch (t->k) {
+  case FT_PAIR: {
+    int na = flan_ncomp(t->a, true);
+    FlComp a = eql_rec(F, t->a, x, y, n), b = eql_rec(F, t->b, x + na, y + na, n);
+    flan_kb_init(&k, F);
+    return flan_kb_map1(&k, n, p2(F, LP_ANDALSO, ix(&k, a), ix(&k, b)), LT_BOOL);
+  }
+  case FT_SEQ: {
+    /* rows of equal lengths compare their elements; the others are unequal */
+    flan_kb_init(&k, F);
+    FlComp same = flan_kb_map1(&k, n, p2(F, LP_EQ, seg(&k, LP_SEG_LEN, x[0], flan_kix(&k)), seg(&k, LP_SEG_LEN, y[0], flan_kix(&k))), LT_BOOL);
+    flan_kb_init(&k, F);
+    FlComp idx = flan_kb_filter_index(&k, n, ix(&k, same));
+    FlComp m = flan_rows(F, idx);
+    int nc = flan_ncomp(t, true);
+    FlComp *xs = flan_comps(F, nc), *ys = flan_comps(F, nc);
+    flan_gather(F, t, 1, &x, NULL, idx, m, xs);
+    flan_gather(F, t, 1, &y, NULL, idx, m, ys);
+    FlComp tot = total(F, xs[0]);
+    FlComp el = eql_rec(F, t->a, xs + 1, ys + 1, tot);
+    flan_kb_init(&k, F);
+    FlComp rows = flan_kb_fold(&k, LS_SEGREDUCE, xs[0], ix(&k, el), LR_BAND, LT_BOOL);
+    flan_kb_init(&k, F);
+    FlComp cnt = flan_kb_fold(&k, LS_SCAN, n, p1(F, LP_B2I, ix(&k, same)), LR_IADD, LT_INT);
+    flan_kb_init(&k, F);
+    LcuExpr *e = lcu_if(P, ix(&k, same), at(&k, rows, p2(F, LP_SUB, ix(&k, cnt), iv(F, 1))), lcu_bool(P, 0, L), L);
+    return flan_kb_map1(&k, n, e, LT_BOOL);
+  }
+  default:
+    flan_kb_init(&k, F);
+    return flan_kb_map1(&k, n, p2(F, LP_EQ, ix(&k, x[0]), ix(&k, y[0])), LT_BOOL);
+  }
+}
+
+static void lp_eql(Args *A) { A->out[0] = eql_rec(A->F, A->t[0], A->a[0], A->a[1], A->n); }
+
+/* Stable ranks within segments (rank, rank_down). Ints, chars and bools: a segmented
+ * LSD radix sort, one bit per pass (32 passes of a split); floats: for each element,
+ * the count of the elements of its segment ordered before it (quadratic in the
+ * segment length: README). */
+static void lp_rank_dir(Args *A, bool down) {
+  Fl *F = A->F;
+  FlComp sd = A->a[0][0], x = A->a[0][1];
+  FlTyKind ek = A->t[0]->a->k;
+  FlComp tot = total(F, sd);
+  FlKb k;
+  A->out[0] = sd;
+  if (ek == FT_FLOAT) {
+    /* pairs (i, j) of the same segment: dist each element over its segment */
+    flan_kb_init(&k, F);
+    FlComp lens = flan_kb_map1(&k, tot, seg(&k, LP_SEG_LEN, sd, seg(&k, LP_SEG_OF, sd, flan_kix(&k))), LT_INT);
+    FlComp psd = mksd(F, lens), pt = total(F, psd);
+    flan_kb_init(&k, F);
+    const char *i = flan_fresh(F, "i"), *j = flan_fresh(F, "j");
+    LcuExpr *iv_ = lcu_var(P, i, L), *jv = lcu_var(P, j, L);
+    LcuExpr *xi = at(&k, x, iv_), *xj = at(&k, x, jv);
+    LcuExpr *before = p2(F, LP_ORELSE, p2(F, down ? LP_GT : LP_LT, xj, xi),
+                         p2(F, LP_ANDALSO, p2(F, LP_EQ, cp(F, xj), cp(F, xi)), p2(F, LP_LT, cp(F, jv), cp(F, iv_))));
+    LcuExpr *body = lcu_if(P, before, iv(F, 1), iv(F, 0), L);
+    body = lcu_let1(P, j, p2(F, LP_ADD, seg(&k, LP_SEG_START, sd, seg(&k, LP_SEG_OF, sd, cp(F, iv_))),
+                             p2(F, LP_SUB, flan_kix(&k), seg(&k, LP_SEG_START, psd, seg(&k, LP_SEG_OF, psd, flan_kix(&k))))), body, L);
+    body = lcu_let1(P, i, seg(&k, LP_SEG_OF, psd, flan_kix(&k)), body, L);
+    (void)pt;
+    A->out[1] = flan_kb_fold(&k, LS_SEGREDUCE, psd, body, LR_IADD, LT_INT);
+    return;
+  }
+  /* keys as ints whose unsigned order is the wanted order */
+  flan_kb_init(&k, F);
+  LcuExpr *key = ix(&k, x);
+  if (ek == FT_CHAR) key = p1(F, LP_C2I, key);
+  if (ek == FT_BOOL) key = p1(F, LP_B2I, key);
+  if (down) key = p1(F, LP_NOT, key);
+  key = p2(F, LP_XOR, key, iv(F, INT32_MIN));
+  FlComp keys = flan_kb_map1(&k, tot, key, LT_INT);
+  flan_kb_init(&k, F);
+  FlComp orig = flan_kb_map1(&k, tot, flan_kix(&k), LT_INT);
+  int bits = ek == FT_INT ? 32 : ek == FT_CHAR ? 9 : 2;
+  for (int b = 0; b < 32; b++) {
+    if (b >= bits - 1 && b < 31) continue; /* those bits are equal in every key */
+    flan_kb_init(&k, F);
+    LcuExpr *bit = p2(F, LP_AND, p2(F, LP_RSHIFT, ix(&k, keys), iv(F, b)), iv(F, 1));
+    FlComp one = flan_kb_map1(&k, tot, bit, LT_INT);
+    flan_kb_init(&k, F);
+    FlComp ones = flan_kb_fold(&k, LS_SEGSCAN, sd, ix(&k, one), LR_IADD, LT_INT);
+    flan_kb_init(&k, F);
+    FlComp nones = flan_kb_fold(&k, LS_SEGREDUCE, sd, ix(&k, one), LR_IADD, LT_INT);
+    flan_kb_init(&k, F);
+    const char *o = flan_fresh(F, "o");
+    LcuExpr *ov = lcu_var(P, o, L);
+    LcuExpr *off = p2(F, LP_SUB, flan_kix(&k), seg(&k, LP_SEG_START, sd, ov));
+    LcuExpr *onesb = p2(F, LP_SUB, ix(&k, ones), ix(&k, one));           /* ones before j */
+    LcuExpr *zeros = p2(F, LP_SUB, seg(&k, LP_SEG_LEN, sd, cp(F, ov)), at(&k, nones, cp(F, ov)));
+    LcuExpr *dst = lcu_if(P, p2(F, LP_EQ, ix(&k, one), iv(F, 1)), p2(F, LP_ADD, zeros, onesb),
+                          p2(F, LP_SUB, off, cp(F, onesb)), L);
+    dst = p2(F, LP_ADD, seg(&k, LP_SEG_START, sd, cp(F, ov)), dst);
+    dst = lcu_let1(P, o, seg(&k, LP_SEG_OF, sd, flan_kix(&k)), dst, L);
+    FlComp pos = flan_kb_map1(&k, tot, dst, LT_INT);
+    flan_kb_init(&k, F);
+    keys = flan_kb_permute(&k, tot, ix(&k, keys), ix(&k, pos), NULL, LT_INT);
+    flan_kb_init(&k, F);
+    orig = flan_kb_permute(&k, tot, ix(&k, orig), ix(&k, pos), NULL, LT_INT);
+  }
+  /* position p holds original element orig[p]: its rank is p - start(segment) */
+  flan_kb_init(&k, F);
+  LcuExpr *r = p2(F, LP_SUB, flan_kix(&k), seg(&k, LP_SEG_START, sd, seg(&k, LP_SEG_OF, sd, flan_kix(&k))));
+  A->out[1] = flan_kb_permute(&k, tot, r, ix(&k, orig), NULL, LT_INT);
+}
+static void lp_rank(Args *A) { lp_rank_dir(A, false); }
+static void lp_rank_down(Args *A) { lp_rank_dir(A, true); }
+
 typedef void (*LiftedFn)(Args *);
 static const struct {
   const char *name;
@@ -519,7 +632,8 @@ static const struct {
     {"__rep", lp_rep}, {"__append", lp_append}, {"__pack", lp_pack}, {"__pack2", lp_pack2},
     {"__permute", lp_permute}, {"__read", lp_read}, {"__put", lp_put},
     {"__partition", lp_partition}, {"__flatten", lp_flatten}, {"__identity", lp_identity},
-    {"__identity_seq", lp_identity_seq},
+    {"__identity_seq", lp_identity_seq}, {"__eql", lp_eql}, {"__rank", lp_rank},
+    {"__rank_down", lp_rank_down},
 };
 
 /* One row of an unlifted value's vector form. */
