@@ -19,6 +19,8 @@ typedef struct {
   DrvFuse fo;
   int rc;      /* exit status of a failure other than a user error (0: none) */
   bool stats;  /* --stats: the λcu interpreter's work counters on stderr at the end */
+  NZ_VEC(FlProgram *) forms; /* emit --stage=lcu|fused: the forms' programs, joined at the end */
+  NZ_VEC(NlDecl *) form_decls;
 } Job;
 
 /* Flattens one runnable form to λcu; NULL after an error (j->rc set). */
@@ -38,7 +40,7 @@ static FlProgram *form_program(Job *j, NlDecl *d) {
     j->rc = NZ_EXIT_INTERNAL;
     return NULL;
   }
-  if (j->fuse) {
+  if (j->fuse && !j->emit) { /* emit fuses the joined program */
     int rc = drv_fuse(fp->lcu, &j->fo, NULL);
     if (rc != NZ_EXIT_OK) {
       flan_program_free(fp);
@@ -76,20 +78,130 @@ static int run_lcu(Job *j, NlDecl *d) {
   return rc == 0;
 }
 
+/* emit --stage=lcu|fused: each runnable form becomes function form_K of one program
+ * whose main runs them in order, passing each the earlier top-level values it reads,
+ * and returns every form's value. */
 static void emit_lcu(Job *j, NlDecl *d) {
   FlProgram *fp = form_program(j, d);
   if (!fp) return;
-  NzBuf b = {0};
-  nz_buf_printf(&b, "// %s:%d: ", d->loc.src ? d->loc.src->name : "?", d->loc.line);
-  if (d->k == D_BIND) nesl_pat_str(&b, d->pat);
-  else nz_buf_puts(&b, "it");
-  nz_buf_puts(&b, " : ");
-  nesl_type_str(&b, d->ty);
-  nz_buf_putc(&b, '\n');
-  lcu_print_program(&b, fp->lcu);
-  fwrite(b.s, 1, b.len, stdout);
-  nz_buf_free(&b);
-  flan_program_free(fp);
+  nz_vec_push(j->forms, fp);
+  nz_vec_push(j->form_decls, d);
+  LcuFunc *m = lcu_find_func(fp->lcu, "main");
+  char name[32];
+  snprintf(name, sizeof name, "form_%d", j->forms.n);
+  m->name = nz_intern_cstr(name);
+}
+
+/* The components of global g in emitted main: names[k..k+n) of its defining form. */
+typedef struct {
+  int g, first, n;
+} EmitGlobal;
+typedef NZ_VEC(EmitGlobal) EmitGlobals;
+
+static void emit_bind(NlPat *q, const FlTy *t, int first, EmitGlobals *gs) {
+  switch (q->k) {
+  case P_VAR: {
+    EmitGlobal e = {q->slot, first, flan_ncomp(t, false)};
+    nz_vec_push(*gs, e);
+    return;
+  }
+  case P_PAIR:
+    emit_bind(q->a, t->a, first, gs);
+    emit_bind(q->b, t->b, first + flan_ncomp(t->a, false), gs);
+    return;
+  case P_CON: emit_bind(q->a, t, first, gs); return;
+  }
+}
+
+static void emit_program(Job *j) {
+  if (!j->forms.n) return;
+  LcuProgram *all = lcu_program_new(j->forms.v[0]->lcu->src);
+  NzLoc L = {0};
+  NZ_VEC(const char *) names = {0};
+  NZ_VEC(const LcuType *) tys = {0};
+  EmitGlobals gs = {0};
+  NZ_VEC(LcuBinder) binds = {0};
+  NZ_VEC(LcuExpr *) rhs = {0};
+  NZ_VEC(int) nb = {0};
+  for (int f = 0; f < j->forms.n; f++) {
+    FlProgram *fp = j->forms.v[f];
+    for (int k = 0; k < fp->lcu->nkernels; k++) {
+      all->kernels = nz_xrealloc(all->kernels, sizeof(LcuKernel *) * (size_t)(all->nkernels + 1));
+      all->kernels[all->nkernels++] = fp->lcu->kernels[k];
+    }
+    for (int k = 0; k < fp->lcu->nfuncs; k++) {
+      all->funcs = nz_xrealloc(all->funcs, sizeof(LcuFunc *) * (size_t)(all->nfuncs + 1));
+      all->funcs[all->nfuncs++] = fp->lcu->funcs[k];
+    }
+    NZ_VEC(LcuExpr *) args = {0};
+    for (int i = 0; i < fp->nglobals; i++) {
+      int at = -1;
+      for (int k = gs.n - 1; k >= 0 && at < 0; k--)
+        if (gs.v[k].g == fp->globals[i]) at = k;
+      if (at < 0) nz_die("emit: a global read before its form");
+      for (int c = 0; c < gs.v[at].n; c++) nz_vec_push(args, lcu_var(all, names.v[gs.v[at].first + c], L));
+    }
+    int n = flan_ncomp(fp->result, false), first = names.n;
+    const LcuType *rt[n];
+    flan_comp_types(fp->result, false, rt);
+    for (int c = 0; c < n; c++) {
+      char nm[48];
+      snprintf(nm, sizeof nm, "r%d_%d", f + 1, c);
+      nz_vec_push(names, nz_intern_cstr(nm));
+      nz_vec_push(tys, rt[c]);
+      nz_vec_push(binds, lcu_binder(names.v[first + c], NULL, L));
+    }
+    LcuExpr **av = lcu_exprs(all, args.n);
+    if (args.n) memcpy(av, args.v, sizeof(LcuExpr *) * (size_t)args.n);
+    char fname[32];
+    snprintf(fname, sizeof fname, "form_%d", f + 1);
+    nz_vec_push(rhs, lcu_call(all, fname, args.n, av, L));
+    nz_vec_push(nb, n);
+    nz_vec_free(args);
+    NlDecl *d = j->form_decls.v[f];
+    if (d->k == D_BIND) {
+      emit_bind(d->pat, fp->result, first, &gs);
+    } else {
+      EmitGlobal e = {d->global, first, n};
+      nz_vec_push(gs, e);
+    }
+  }
+  LcuFunc *m = lcu_func_add(all, "main", L);
+  LcuExpr **res = lcu_exprs(all, names.n);
+  for (int i = 0; i < names.n; i++) res[i] = lcu_var(all, names.v[i], L);
+  LcuExpr *body = names.n == 1 ? res[0] : lcu_tuple(all, names.n, res, L);
+  m->ret = lcu_type_tuple(tys.n, tys.v);
+  int bi = binds.n;
+  for (int f = j->forms.n - 1; f >= 0; f--) {
+    bi -= nb.v[f];
+    LcuBinder *b = lcu_binders(all, nb.v[f]);
+    memcpy(b, binds.v + bi, sizeof(LcuBinder) * (size_t)nb.v[f]);
+    body = lcu_let(all, nb.v[f], b, rhs.v[f], body, L);
+  }
+  m->body = body;
+  NzBuf out = {0};
+  if (lcu_check(all) != 0) {
+    nz_error("the joined λcu program fails the checker (a bug)");
+    j->rc = NZ_EXIT_INTERNAL;
+  } else if (j->fuse && (j->rc = drv_fuse(all, &j->fo, &out)) != NZ_EXIT_OK) {
+    /* message printed */
+  } else {
+    lcu_print_program(&out, all);
+    fwrite(out.s, 1, out.len, stdout);
+  }
+  nz_buf_free(&out);
+  free(all->kernels);
+  free(all->funcs);
+  all->kernels = NULL;
+  all->funcs = NULL;
+  all->nkernels = all->nfuncs = 0;
+  lcu_program_free(all);
+  nz_vec_free(names);
+  nz_vec_free(tys);
+  nz_vec_free(gs);
+  nz_vec_free(binds);
+  nz_vec_free(rhs);
+  nz_vec_free(nb);
 }
 
 static int process_source(Job *j, NzSource *src);
@@ -217,7 +329,13 @@ static int job_main(void *arg) {
     nz_error("the NESL basis library failed to load");
     return NZ_EXIT_INTERNAL;
   }
-  if (!process_file(j, j->file, (NzLoc){0})) return j->rc ? j->rc : NZ_EXIT_USER;
+  int ok = process_file(j, j->file, (NzLoc){0});
+  if (ok && j->emit && strcmp(j->stage, "ast")) emit_program(j);
+  for (int i = 0; i < j->forms.n; i++) flan_program_free(j->forms.v[i]);
+  nz_vec_free(j->forms);
+  nz_vec_free(j->form_decls);
+  if (j->rc) return j->rc;
+  if (!ok) return NZ_EXIT_USER;
   if (j->expr && !j->exited) {
     NzBuf b = {0};
     nz_buf_puts(&b, j->expr);

@@ -66,6 +66,8 @@ typedef struct {
   NzLoc uloc; /* where a fault in the code being compiled is reported */
   bool in_main;
   NZ_VEC(FlInst) insts;
+  NZ_VEC(NlDecl *) inlining;
+  NZ_VEC(FlCache) shapes; /* src: an array, dst: its length (shape facts for fusion) */ /* functions whose bodies are being inlined */
   NZ_VEC(FlCtx *) ctxs;   /* to free their caches */
   NZ_VEC(FlBlk *) blks;
   /* top-level values read by main */

@@ -73,8 +73,11 @@ FlComp flan_int_lit(Fl *F, int32_t k) {
   return flan_emit(F, F->blk, lcu_type_base(LT_INT), lcu_int(F->p, k, F->uloc));
 }
 
-/* Number of rows of a vector whose first component is c. */
+/* Number of rows of a vector whose first component is c: the size the SOAC that made
+ * it ran over when known (so that fusion sees equal iteration spaces), else #c. */
 FlComp flan_rows(Fl *F, FlComp c) {
+  for (int i = F->shapes.n - 1; i >= 0; i--)
+    if (F->shapes.v[i].src->name == c.name) return *F->shapes.v[i].dst;
   LcuExpr *v = flan_v(F, c);
   return flan_emit(F, F->blk, lcu_type_base(LT_INT), lcu_prim(F->p, LP_LENGTH, 1, &v, F->uloc));
 }
@@ -600,6 +603,7 @@ static const char *instance(Fl *F, NlDecl *d, const FlTy **sub, int nsub, uint64
   F->blk = blk_new(F);
   F->ctx = NULL;
   F->in_main = false;
+  nz_vec_push(F->inlining, d);
   if (user) F->uloc = d->body->loc;
   else F->uloc = uloc;
   LcuFunc *fn = lcu_func_add(F->p, fname, d->loc);
@@ -641,11 +645,14 @@ static const char *instance(Fl *F, NlDecl *d, const FlTy **sub, int nsub, uint64
   flan_comp_types(rt, C != NULL, rts);
   fn->ret = lcu_type_tuple(n, rts);
   fn->body = blk_close(F, F->blk, tuple_of(F, n, r.c));
+  F->inlining.n--;
   /* restore, keeping what is shared */
   saved.counter = F->counter;
   saved.insts = F->insts;
   saved.ctxs = F->ctxs;
   saved.blks = F->blks;
+  saved.inlining = F->inlining;
+  saved.shapes = F->shapes;
   *F = saved;
   return fname;
 }
@@ -681,6 +688,38 @@ static FlVal call_user(Fl *F, NlExpr *e, NlDecl *d) {
       lv[i] = flan_derive(F, lv[i], F->ctx);
     }
   const FlTy *rt = ty(F, e->ty, e->loc);
+  /* A function that is not recursive (not already being inlined) is inlined: its
+   * body is lowered in the caller's context, so that fusion sees across the call. */
+  bool rec = F->inlining.n >= 48;
+  for (int i = 0; i < F->inlining.n && !rec; i++) rec = F->inlining.v[i] == d;
+  if (!rec) {
+    FlVal *sslots = F->slots;
+    int snslots = F->nslots, snsub = F->nsub;
+    const FlTy **ssub = F->sub;
+    NlType **sgvars = F->gvars;
+    NzLoc suloc = F->uloc;
+    F->nslots = d->nslots;
+    F->slots = NZ_NEWN(F->a, FlVal, d->nslots > 0 ? d->nslots : 1);
+    F->sub = sub;
+    F->nsub = d->ngvars;
+    F->gvars = d->gvars;
+    if (d->body->user) F->uloc = d->body->loc;
+    NlPat **lp = NZ_NEWN(F->a, NlPat *, nl);
+    int kk = 0;
+    leaf_pats(d->pat, lp, &kk);
+    for (int i = 0; i < nl; i++) bind_pat(F, lp[i], lv[i]);
+    nz_vec_push(F->inlining, d);
+    FlVal r = lower(F, d->body);
+    F->inlining.n--;
+    F->slots = sslots;
+    F->nslots = snslots;
+    F->sub = ssub;
+    F->nsub = snsub;
+    F->gvars = sgvars;
+    F->uloc = suloc;
+    r.t = rt;
+    return r;
+  }
   const char *fname = instance(F, d, sub, d->ngvars, mask, rt, F->uloc);
   NZ_VEC(LcuExpr *) args = {0};
   if (mask) nz_vec_push(args, flan_v(F, F->ctx->n));
@@ -869,9 +908,14 @@ static FlVal global_val(Fl *F, int g, NlExpr *e) {
 
 /* ------------------------------------------------------------------ forms */
 
+/* Names stay unique across the forms of a run, so that their programs can be joined
+ * into one (nessie emit). */
+static int name_counter;
+
 FlProgram *flan_lower_form(NlEnv *env, NlDecl *d) {
   Fl *F = nz_xcalloc(1, sizeof *F);
   F->env = env;
+  F->counter = name_counter;
   F->a = nz_arena_new();
   F->p = lcu_program_new(d->loc.src);
   FlProgram *fp = NULL;
@@ -909,6 +953,7 @@ FlProgram *flan_lower_form(NlEnv *env, NlDecl *d) {
   } else {
     lcu_program_free(F->p);
   }
+  name_counter = F->counter;
   for (int i = 0; i < F->ctxs.n; i++) nz_vec_free(F->ctxs.v[i]->cache);
   for (int i = 0; i < F->blks.n; i++) {
     nz_vec_free(F->blks.v[i]->v);
@@ -917,6 +962,8 @@ FlProgram *flan_lower_form(NlEnv *env, NlDecl *d) {
   nz_vec_free(F->ctxs);
   nz_vec_free(F->blks);
   nz_vec_free(F->insts);
+  nz_vec_free(F->inlining);
+  nz_vec_free(F->shapes);
   nz_vec_free(F->gslot);
   nz_vec_free(F->gval);
   nz_arena_free(F->a);

@@ -79,6 +79,15 @@ static LcuThunk *index_thunk(FlKb *k, LcuExpr *body) {
   return lcu_thunk_new(k->F->p, 1, ps, body, 0, NULL, k->loc);
 }
 
+/* out has n elements: remembered for flan_rows */
+static void shape(Fl *F, FlComp *out, FlComp n) {
+  FlComp *a = flan_comps(F, 2);
+  a[0] = *out;
+  a[1] = n;
+  FlCache c = {a, a + 1};
+  nz_vec_push(F->shapes, c);
+}
+
 void flan_kb_map(FlKb *k, FlComp n, LcuExpr *body, int nout, const LcuType **tys, FlComp *out) {
   LcuSoac s = {0};
   s.loc = k->loc;
@@ -88,7 +97,9 @@ void flan_kb_map(FlKb *k, FlComp n, LcuExpr *body, int nout, const LcuType **tys
   s.size = size_of(k, n);
   const LcuType *at[nout];
   for (int i = 0; i < nout; i++) at[i] = lcu_type_array(tys[i]->kind);
+  Fl *F = k->F;
   finish(k, s, nout, at, out);
+  for (int i = 0; i < nout; i++) shape(F, &out[i], n);
 }
 
 FlComp flan_kb_map1(FlKb *k, FlComp n, LcuExpr *body, LcuTypeKind elem) {
@@ -111,7 +122,9 @@ FlComp flan_kb_fold(FlKb *k, LcuSoacKind kind, FlComp size, LcuExpr *body, LcuRo
   s.rops[0] = rop;
   const LcuType *t = kind == LS_REDUCE && rop != LR_ID ? lcu_type_base(elem) : lcu_type_array(elem);
   FlComp out;
+  Fl *F = k->F;
   finish(k, s, 1, &t, &out);
+  if (kind == LS_SCAN) shape(F, &out, size);
   return out;
 }
 

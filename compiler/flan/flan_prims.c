@@ -547,6 +547,57 @@ static FlComp eql_rec(Fl *F, const FlTy *t, FlComp *x, FlComp *y, FlComp n) {
   }
 }
 
+/* NESL's hash (nesl_prims.c) of each row, as a wrapping int. */
+static FlComp hash_rec(Fl *F, const FlTy *t, FlComp *x, FlComp n) {
+  FlKb k;
+  switch (t->k) {
+  case FT_PAIR: {
+    FlComp a = hash_rec(F, t->a, x, n), b = hash_rec(F, t->b, x + flan_ncomp(t->a, true), n);
+    flan_kb_init(&k, F);
+    return flan_kb_map1(&k, n, p2(F, LP_ADD, ix(&k, a), p2(F, LP_MUL, iv(F, 991892311), ix(&k, b))), LT_INT);
+  }
+  case FT_SEQ: {
+    /* h = len * 31^len + sum of hash(e_j) * 31^(len - 1 - j) */
+    FlComp sd = x[0], tot = total(F, sd);
+    FlComp he = hash_rec(F, t->a, x + 1, tot);
+    flan_kb_init(&k, F);
+    FlComp maxl = flan_kb_fold(&k, LS_REDUCE, n, seg(&k, LP_SEG_LEN, sd, flan_kix(&k)), LR_IMAX, LT_INT);
+    FlComp np = cpu(F, tint(), p2(F, LP_ADD, p2(F, LP_MAX, flan_v(F, maxl), iv(F, 0)), iv(F, 1)));
+    flan_kb_init(&k, F);
+    FlComp pw = flan_kb_fold(&k, LS_SCAN, np, lcu_if(P, p2(F, LP_EQ, flan_kix(&k), iv(F, 0)), iv(F, 1), iv(F, 31), L), LR_IMUL, LT_INT);
+    flan_kb_init(&k, F);
+    const char *o = flan_fresh(F, "o");
+    LcuExpr *ov = lcu_var(P, o, L);
+    LcuExpr *e = p2(F, LP_SUB, p2(F, LP_SUB, seg(&k, LP_SEG_LEN, sd, ov), p2(F, LP_SUB, flan_kix(&k), seg(&k, LP_SEG_START, sd, cp(F, ov)))), iv(F, 1));
+    LcuExpr *term = lcu_let1(P, o, seg(&k, LP_SEG_OF, sd, flan_kix(&k)), p2(F, LP_MUL, ix(&k, he), at(&k, pw, e)), L);
+    FlComp sums = flan_kb_fold(&k, LS_SEGREDUCE, sd, term, LR_IADD, LT_INT);
+    flan_kb_init(&k, F);
+    LcuExpr *len = seg(&k, LP_SEG_LEN, sd, flan_kix(&k));
+    LcuExpr *h = p2(F, LP_ADD, p2(F, LP_MUL, len, at(&k, pw, cp(F, len))), ix(&k, sums));
+    return flan_kb_map1(&k, n, h, LT_INT);
+  }
+  default: {
+    flan_kb_init(&k, F);
+    LcuExpr *v = ix(&k, x[0]);
+    if (t->k == FT_FLOAT) v = p1(F, LP_FHASH, v);
+    else if (t->k == FT_CHAR) v = p1(F, LP_C2I, v);
+    else if (t->k == FT_BOOL) v = p1(F, LP_B2I, v);
+    return flan_kb_map1(&k, n, v, LT_INT);
+  }
+  }
+}
+
+static void lp_hash(Args *A) {
+  Fl *F = A->F;
+  FlComp l = A->a[1][0];
+  FlKb k;
+  flan_kb_init(&k, F);
+  bad_if(F, &k, A->n, p2(F, LP_LT, ix(&k, l), iv(F, 1)), "The second argument for the function HASH must be positive.", A->loc);
+  FlComp h = hash_rec(F, A->t[0], A->a[0], A->n);
+  flan_kb_init(&k, F);
+  A->out[0] = flan_kb_map1(&k, A->n, p2(F, LP_MOD, p2(F, LP_AND, ix(&k, h), iv(F, 0x7fffffff)), ix(&k, l)), LT_INT);
+}
+
 static void lp_eql(Args *A) { A->out[0] = eql_rec(A->F, A->t[0], A->a[0], A->a[1], A->n); }
 
 /* Stable ranks within segments (rank, rank_down). Ints, chars and bools: a segmented
@@ -633,7 +684,7 @@ static const struct {
     {"__permute", lp_permute}, {"__read", lp_read}, {"__put", lp_put},
     {"__partition", lp_partition}, {"__flatten", lp_flatten}, {"__identity", lp_identity},
     {"__identity_seq", lp_identity_seq}, {"__eql", lp_eql}, {"__rank", lp_rank},
-    {"__rank_down", lp_rank_down},
+    {"__rank_down", lp_rank_down}, {"__hash", lp_hash},
 };
 
 /* One row of an unlifted value's vector form. */
@@ -723,6 +774,58 @@ static FlVal error_prim(Fl *F, FlVal *a, const FlTy *rt, NzLoc loc) {
   return r;
 }
 
+static bool flat_unlifted(Fl *F, const char *name, FlVal *args, const FlTy *rt, NzLoc loc, FlVal *out) {
+  FlVal r = {rt, NULL, flan_comps(F, flan_ncomp(rt, false))};
+  FlKb k;
+  if (!strcmp(name, "__length")) {
+    r.c[0] = flan_rows(F, args[0].c[0]);
+    *out = r;
+    return true;
+  }
+  for (size_t i = 0; i < sizeof folds / sizeof *folds; i++) {
+    bool scan = !strcmp(folds[i].scan, name);
+    if (!scan && strcmp(folds[i].red, name)) continue;
+    FlTyKind ek = args[0].t->a->k;
+    int op = folds[i].op;
+    FlComp x = args[0].c[0];
+    FlComp n = flan_rows(F, x);
+    flan_kb_init(&k, F);
+    LcuRop rop = rop_of(op, ek == FT_CHAR ? FT_INT : ek);
+    if (scan) {
+      FlComp incl = flan_kb_fold(&k, LS_SCAN, n, fold_in(&k, x, ek), rop, fold_ty(ek));
+      flan_kb_init(&k, F);
+      LcuExpr *e = lcu_if(P, p2(F, LP_EQ, flan_kix(&k), iv(F, 0)), ident(F, op, ek),
+                          fold_out(F, at(&k, incl, p2(F, LP_SUB, flan_kix(&k), iv(F, 1))), ek), L);
+      r.c[0] = flan_kb_map1(&k, n, e, flan_ty_lcu_base(flan_ty_base(ek)));
+    } else {
+      FlComp v = flan_kb_fold(&k, LS_REDUCE, n, fold_in(&k, x, ek), rop, fold_ty(ek));
+      LcuExpr *e = fold_out(F, flan_v(F, v), ek);
+      if (ek == FT_CHAR || (ek == FT_FLOAT && (op == OP_MAX || op == OP_MIN)))
+        e = lcu_if(P, p2(F, LP_EQ, flan_v(F, n), iv(F, 0)), ident(F, op, ek), e, L);
+      r.c[0] = cpu(F, lcu_type_base(flan_ty_lcu_base(rt)), e);
+    }
+    *out = r;
+    return true;
+  }
+  if (!strcmp(name, "__dist") && flan_ty_is_base(args[0].t)) {
+    FlComp n = cpu(F, tint(), p2(F, LP_MAX, flan_v(F, args[1].c[0]), iv(F, 0)));
+    flan_kb_init(&k, F);
+    r.c[0] = flan_kb_map1(&k, n, flan_kc(&k, args[0].c[0]), flan_ty_lcu_base(args[0].t));
+    *out = r;
+    return true;
+  }
+  if (!strcmp(name, "__elt") && flan_ty_is_base(rt)) {
+    FlComp a = args[0].c[0], i = args[1].c[0];
+    FlComp n = flan_rows(F, a);
+    LcuExpr *bad = p2(F, LP_ORELSE, p2(F, LP_LT, flan_v(F, i), iv(F, 0)), p2(F, LP_GE, flan_v(F, i), flan_v(F, n)));
+    flan_check(F, cpu(F, lcu_type_base(LT_BOOL), bad), "Sequence reference (a[i]) out of bounds.", loc);
+    r.c[0] = cpu(F, lcu_type_base(flan_ty_lcu_base(rt)), lcu_index(P, flan_v(F, a), flan_v(F, i), L));
+    *out = r;
+    return true;
+  }
+  return false;
+}
+
 FlVal flan_prim(Fl *F, const char *name, int nargs, FlVal *args, const FlTy *rt, NzLoc loc) {
   NzLoc saved = F->uloc;
   F->uloc = loc;
@@ -740,14 +843,10 @@ FlVal flan_prim(Fl *F, const char *name, int nargs, FlVal *args, const FlTy *rt,
   }
   bool lifted = false;
   for (int i = 0; i < nargs; i++) lifted |= args[i].ctx != NULL;
-  /* flat fast paths at the unlifted level */
-  if (!lifted) {
-    if (!strcmp(name, "__length")) {
-      r = (FlVal){rt, NULL, flan_comps(F, 1)};
-      r.c[0] = flan_rows(F, args[0].c[0]);
-      F->uloc = saved;
-      return r;
-    }
+  /* flat fast paths at the unlifted level: one unsegmented SOAC */
+  if (!lifted && flat_unlifted(F, name, args, rt, loc, &r)) {
+    F->uloc = saved;
+    return r;
   }
   LiftedFn fn = NULL;
   int op = -1;

@@ -209,6 +209,7 @@ static Sig prim_sig(LcuPrim p) {
   case LP_I2F: SIG(K_INT, 0, 0, 1, R_FLOAT); break;
   case LP_TRUNC: case LP_FLOOR: case LP_CEIL: case LP_ROUND: SIG(K_FLOAT, 0, 0, 1, R_INT); break;
   case LP_C2I: SIG(K_CHAR, 0, 0, 1, R_INT); break;
+  case LP_FHASH: SIG(K_FLOAT, 0, 0, 1, R_INT); break;
   case LP_I2C: SIG(K_INT, 0, 0, 1, R_CHAR); break;
   case LP_B2I: SIG(K_BOOL, 0, 0, 1, R_INT); break;
   case LP_SELECT: SIG(K_BOOL, K_ANY, K_ANY, 6, R_OP); break;

@@ -322,6 +322,13 @@ static Cell prim_apply(Interp *I, const LcuExpr *e, const Cell *a) {
   case LP_CEIL: r.i = float_to_int(I, e, a[0].f, ceil(a[0].f)); break;
   case LP_ROUND: r.i = float_to_int(I, e, a[0].f, round(a[0].f)); break; /* halves away from 0 */
   case LP_C2I: r.i = a[0].c; break;
+  case LP_FHASH: {
+    double d = a[0].f == 0 ? 0 : a[0].f;
+    uint64_t u;
+    memcpy(&u, &d, 8);
+    r.i = (int32_t)(uint32_t)(u ^ (u >> 32));
+    break;
+  }
   case LP_I2C:
     if (a[0].i < 0 || a[0].i > 255) fault(I, e->loc, "i2c(%d): a char code is 0..255", a[0].i);
     r.c = (unsigned char)a[0].i;
