@@ -878,7 +878,7 @@ static FlVal global_val(Fl *F, int g, NlExpr *e) {
     flan_unsupported(F, e->loc, "%s used as a value", gl->name);
   const FlTy *t = ty(F, e->ty, e->loc);
   int n = flan_ncomp(t, false);
-  if (F->in_main) {
+  if (F->in_main && g >= F->env->nbasis) {
     for (int i = 0; i < F->gslot.n; i++)
       if (F->gslot.v[i] == g) return F->gval.v[i];
     FlVal v = {t, NULL, flan_comps(F, n)};
@@ -892,7 +892,7 @@ static FlVal global_val(Fl *F, int g, NlExpr *e) {
     nz_vec_push(F->gval, v);
     return v;
   }
-  /* inside a function: the value itself, as literals */
+  /* inside a function, and the basis's values: the value itself, as literals */
   LcuValue *vals = nz_xcalloc((size_t)n, sizeof(LcuValue));
   flan_value_to_lcu(gl->val, t, vals);
   const LcuType *tys[n];

@@ -640,31 +640,67 @@ static void lp_rank_dir(Args *A, bool down) {
   FlComp keys = flan_kb_map1(&k, tot, key, LT_INT);
   flan_kb_init(&k, F);
   FlComp orig = flan_kb_map1(&k, tot, flan_kix(&k), LT_INT);
-  int bits = ek == FT_INT ? 32 : ek == FT_CHAR ? 9 : 2;
-  for (int b = 0; b < 32; b++) {
-    if (b >= bits - 1 && b < 31) continue; /* those bits are equal in every key */
+  /* the 32 passes are a recursive CPU function, one pass per call: the code stays
+   * small and each pass is a fusion region of its own */
+  const char *fname = flan_fresh(F, "radix_pass");
+  LcuFunc *fn = lcu_func_add(P, fname, L);
+  const LcuType *pt[5] = {tint(), lcu_type_base(LT_SEGDES), tint(), lcu_type_array(LT_INT), lcu_type_array(LT_INT)};
+  const char *pn[5] = {"b", "sd", "tot", "keys", "orig"};
+  FlComp par[5];
+  fn->nparams = 5;
+  fn->params = lcu_binders(P, 5);
+  for (int i = 0; i < 5; i++) {
+    par[i].name = flan_fresh(F, pn[i]);
+    par[i].ty = pt[i];
+    fn->params[i] = lcu_binder(par[i].name, pt[i], L);
+  }
+  fn->ret = lcu_type_array(LT_INT);
+  FlBlk *saved_blk = F->blk;
+  FlBlk *blk = nz_xcalloc(1, sizeof *blk);
+  F->blk = blk;
+  {
+    FlComp b = par[0], psd = par[1], ptot = par[2], pkeys = par[3], porig = par[4];
     flan_kb_init(&k, F);
-    LcuExpr *bit = p2(F, LP_AND, p2(F, LP_RSHIFT, ix(&k, keys), iv(F, b)), iv(F, 1));
-    FlComp one = flan_kb_map1(&k, tot, bit, LT_INT);
+    LcuExpr *bit = p2(F, LP_AND, p2(F, LP_RSHIFT, ix(&k, pkeys), flan_kc(&k, b)), iv(F, 1));
+    FlComp one = flan_kb_map1(&k, ptot, bit, LT_INT);
     flan_kb_init(&k, F);
-    FlComp ones = flan_kb_fold(&k, LS_SEGSCAN, sd, ix(&k, one), LR_IADD, LT_INT);
+    FlComp ones = flan_kb_fold(&k, LS_SEGSCAN, psd, ix(&k, one), LR_IADD, LT_INT);
     flan_kb_init(&k, F);
-    FlComp nones = flan_kb_fold(&k, LS_SEGREDUCE, sd, ix(&k, one), LR_IADD, LT_INT);
+    FlComp nones = flan_kb_fold(&k, LS_SEGREDUCE, psd, ix(&k, one), LR_IADD, LT_INT);
     flan_kb_init(&k, F);
     const char *o = flan_fresh(F, "o");
     LcuExpr *ov = lcu_var(P, o, L);
-    LcuExpr *off = p2(F, LP_SUB, flan_kix(&k), seg(&k, LP_SEG_START, sd, ov));
-    LcuExpr *onesb = p2(F, LP_SUB, ix(&k, ones), ix(&k, one));           /* ones before j */
-    LcuExpr *zeros = p2(F, LP_SUB, seg(&k, LP_SEG_LEN, sd, cp(F, ov)), at(&k, nones, cp(F, ov)));
+    LcuExpr *off = p2(F, LP_SUB, flan_kix(&k), seg(&k, LP_SEG_START, psd, ov));
+    LcuExpr *onesb = p2(F, LP_SUB, ix(&k, ones), ix(&k, one)); /* ones before j */
+    LcuExpr *zeros = p2(F, LP_SUB, seg(&k, LP_SEG_LEN, psd, cp(F, ov)), at(&k, nones, cp(F, ov)));
     LcuExpr *dst = lcu_if(P, p2(F, LP_EQ, ix(&k, one), iv(F, 1)), p2(F, LP_ADD, zeros, onesb),
                           p2(F, LP_SUB, off, cp(F, onesb)), L);
-    dst = p2(F, LP_ADD, seg(&k, LP_SEG_START, sd, cp(F, ov)), dst);
-    dst = lcu_let1(P, o, seg(&k, LP_SEG_OF, sd, flan_kix(&k)), dst, L);
-    FlComp pos = flan_kb_map1(&k, tot, dst, LT_INT);
+    dst = p2(F, LP_ADD, seg(&k, LP_SEG_START, psd, cp(F, ov)), dst);
+    dst = lcu_let1(P, o, seg(&k, LP_SEG_OF, psd, flan_kix(&k)), dst, L);
+    FlComp pos = flan_kb_map1(&k, ptot, dst, LT_INT);
     flan_kb_init(&k, F);
-    keys = flan_kb_permute(&k, tot, ix(&k, keys), ix(&k, pos), NULL, LT_INT);
+    FlComp k2 = flan_kb_permute(&k, ptot, ix(&k, pkeys), ix(&k, pos), NULL, LT_INT);
     flan_kb_init(&k, F);
-    orig = flan_kb_permute(&k, tot, ix(&k, orig), ix(&k, pos), NULL, LT_INT);
+    FlComp o2 = flan_kb_permute(&k, ptot, ix(&k, porig), ix(&k, pos), NULL, LT_INT);
+    LcuExpr *a[5] = {p2(F, LP_ADD, flan_v(F, b), iv(F, 1)), flan_v(F, psd), flan_v(F, ptot), flan_v(F, k2), flan_v(F, o2)};
+    LcuExpr *rec = lcu_call(P, fname, 5, lcu_exprs(P, 0), L);
+    rec->nargs = 5;
+    rec->args = lcu_exprs(P, 5);
+    memcpy(rec->args, a, sizeof a);
+    LcuExpr *els = rec;
+    for (int i = blk->v.n - 1; i >= 0; i--) els = lcu_let(P, blk->v.v[i].n, blk->v.v[i].b, blk->v.v[i].rhs, els, L);
+    fn->body = lcu_if(P, p2(F, LP_EQ, flan_v(F, b), iv(F, 32)), flan_v(F, porig), els, L);
+  }
+  nz_vec_free(blk->v);
+  free(blk);
+  F->blk = saved_blk;
+  {
+    LcuExpr *a[5] = {iv(F, 0), flan_v(F, sd), flan_v(F, tot), flan_v(F, keys), flan_v(F, orig)};
+    LcuExpr *c = lcu_call(P, fname, 0, NULL, L);
+    c->nargs = 5;
+    c->args = lcu_exprs(P, 5);
+    memcpy(c->args, a, sizeof a);
+    orig = cpu(F, lcu_type_array(LT_INT), c);
   }
   /* position p holds original element orig[p]: its rank is p - start(segment) */
   flan_kb_init(&k, F);
