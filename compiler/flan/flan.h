@@ -21,16 +21,20 @@
 /* ---------------------------------------------------------- flan_type.c */
 /* Monomorphic NESL types; interned, so equal types are equal pointers. Datatypes
  * become the tuple of their fields; (a, b, c) is (a, (b, c)) as in NESL. */
-typedef enum { FT_INT, FT_FLOAT, FT_BOOL, FT_CHAR, FT_SEQ, FT_PAIR } FlTyKind;
+typedef enum { FT_INT, FT_FLOAT, FT_BOOL, FT_CHAR, FT_SEQ, FT_PAIR, FT_FN } FlTyKind;
 typedef struct FlTy {
   FlTyKind k;
   const struct FlTy *a, *b; /* SEQ element; PAIR components */
   const char *key;          /* canonical text, interned: int, [float], (int, [char]) */
+  int fnid;                 /* FT_FN: the function's identity (NESL.md 3.4; TY_FNID id) */
 } FlTy;
 
 const FlTy *flan_ty_base(FlTyKind k);
 const FlTy *flan_ty_seq(const FlTy *a);
 const FlTy *flan_ty_pair(const FlTy *a, const FlTy *b);
+/* A function value: known statically by its identity, no run-time components. */
+const FlTy *flan_ty_fn(int fnid);
+int flan_ty_has_fn(const FlTy *t);
 /* The ground type of t with TY_GEN i and the type variable gvars[i] (a generic
  * function's, NlDecl.gvars) standing for sub[i]; NULL for a function type (which the
  * slice does not flatten). Any other unbound type variable is int. */

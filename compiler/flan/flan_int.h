@@ -67,7 +67,19 @@ typedef struct {
   bool in_main;
   NZ_VEC(FlInst) insts;
   NZ_VEC(NlDecl *) inlining;
-  NZ_VEC(FlCache) shapes; /* src: an array, dst: its length (shape facts for fusion) */ /* functions whose bodies are being inlined */
+  NZ_VEC(FlCache) shapes;
+  /* lambdas met so far: identity, expression, and the types of the code around it */
+  NZ_VEC(struct FlLambda {
+    int fnid;
+    NlExpr *e;
+    const FlTy **sub;
+    NlType **gvars;
+    int nsub;
+    FlVal **ups; /* the frames around it, innermost first (a copy, as at run time) */
+    int nups;
+  }) lambdas;
+  FlVal **ups; /* the enclosing frames of the lambda body being lowered */
+  int nups; /* src: an array, dst: its length (shape facts for fusion) */ /* functions whose bodies are being inlined */
   NZ_VEC(FlCtx *) ctxs;   /* to free their caches */
   NZ_VEC(FlBlk *) blks;
   /* top-level values read by main */

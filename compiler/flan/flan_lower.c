@@ -99,6 +99,7 @@ static FlCtx *ctx_new(Fl *F, FlCtx *parent, int kind) {
  * or packed (CX_PACK). The code goes to c's block, and is cached there. */
 FlVal flan_derive(Fl *F, FlVal v, FlCtx *c) {
   if (!v.ctx || v.ctx == c) return v;
+  if (flan_ncomp(v.t, true) == 0) return (FlVal){v.t, c, NULL};
   if (!c || !c->parent) nz_die("flan: a lifted value outside its context");
   for (int i = 0; i < c->cache.n; i++)
     if (c->cache.v[i].src == v.c) return (FlVal){v.t, c, c->cache.v[i].dst};
@@ -128,6 +129,7 @@ static FlComp *row_wrap(Fl *F, FlVal v) {
   LcuProgram *p = F->p;
   int k = 0;
   switch (v.t->k) {
+  case FT_FN: return out;
   case FT_PAIR: {
     FlVal a = {v.t->a, NULL, v.c}, b = {v.t->b, NULL, v.c + flan_ncomp(v.t->a, false)};
     FlComp *ra = row_wrap(F, a), *rb = row_wrap(F, b);
@@ -160,6 +162,7 @@ static FlComp *row_wrap(Fl *F, FlVal v) {
 /* An unlifted value replicated over the elements of c (lifted values are derived). */
 FlVal flan_lift(Fl *F, FlVal v, FlCtx *c) {
   if (v.ctx) return flan_derive(F, v, c);
+  if (flan_ncomp(v.t, true) == 0) return (FlVal){v.t, c, NULL};
   FlVal r = {v.t, c, flan_comps(F, flan_ncomp(v.t, true))};
   if (flan_ty_is_base(v.t)) {
     FlKb k;
@@ -274,8 +277,8 @@ static FlVal lower(Fl *F, NlExpr *e) {
   }
   case E_VAR:
     if (e->vk == VK_LOCAL) {
-      if (e->up != 0) flan_unsupported(F, e->loc, "a variable of an enclosing function (closures)");
-      FlVal v = F->slots[e->slot];
+      if (e->up > F->nups) flan_unsupported(F, e->loc, "a variable of an enclosing function");
+      FlVal v = e->up ? F->ups[e->up - 1][e->slot] : F->slots[e->slot];
       if (!v.t) nz_die("flan: unbound slot %d", e->slot);
       return v.ctx ? flan_derive(F, v, F->ctx) : v;
     }
@@ -308,7 +311,16 @@ static FlVal lower(Fl *F, NlExpr *e) {
     return r;
   }
   case E_EACH: return lower_each(F, e);
-  case E_LAMBDA: flan_unsupported(F, e->loc, "a function expression (=>)");
+  case E_LAMBDA: {
+    const FlTy *t = ty(F, e->ty, e->loc);
+    struct FlLambda l = {t->fnid, e, F->sub, F->gvars, F->nsub, NULL, F->nups + 1};
+    l.ups = NZ_NEWN(F->a, FlVal *, l.nups);
+    l.ups[0] = NZ_NEWN(F->a, FlVal, F->nslots > 0 ? F->nslots : 1);
+    memcpy(l.ups[0], F->slots, sizeof(FlVal) * (size_t)F->nslots);
+    for (int i = 0; i < F->nups; i++) l.ups[i + 1] = F->ups[i];
+    nz_vec_push(F->lambdas, l);
+    return (FlVal){t, NULL, NULL};
+  }
   case E_TIME: flan_unsupported(F, e->loc, "time");
   }
   nz_die("flan: bad expression kind %d", e->k);
@@ -603,6 +615,8 @@ static const char *instance(Fl *F, NlDecl *d, const FlTy **sub, int nsub, uint64
   F->blk = blk_new(F);
   F->ctx = NULL;
   F->in_main = false;
+  F->ups = NULL;
+  F->nups = 0;
   nz_vec_push(F->inlining, d);
   if (user) F->uloc = d->body->loc;
   else F->uloc = uloc;
@@ -653,6 +667,7 @@ static const char *instance(Fl *F, NlDecl *d, const FlTy **sub, int nsub, uint64
   saved.blks = F->blks;
   saved.inlining = F->inlining;
   saved.shapes = F->shapes;
+  saved.lambdas = F->lambdas;
   *F = saved;
   return fname;
 }
@@ -669,10 +684,11 @@ static void arg_leaves(Fl *F, NlPat *q, NlExpr *e, FlVal *out, int *k) {
   }
 }
 
-static FlVal call_user(Fl *F, NlExpr *e, NlDecl *d) {
+static FlVal call_user(Fl *F, NlExpr *e, NlDecl *d, const FlTy **given) {
   const FlTy **sub = NZ_NEWN(F->a, const FlTy *, d->ngvars > 0 ? d->ngvars : 1);
   NlExpr *fe = e->a;
-  for (int i = 0; i < d->ngvars; i++)
+  for (int i = 0; i < d->ngvars && given; i++) sub[i] = given[i] ? given[i] : flan_ty_base(FT_INT);
+  for (int i = 0; i < d->ngvars && !given; i++)
     /* a recursive call inside the function's own body is monomorphic: its variables
      * stand for what they stand for in the instance being compiled */
     sub[i] = fe->inst && i < fe->ninst && fe->inst[i] ? ty(F, fe->inst[i], e->loc) : ty(F, d->gvars[i], e->loc);
@@ -698,6 +714,10 @@ static FlVal call_user(Fl *F, NlExpr *e, NlDecl *d) {
     const FlTy **ssub = F->sub;
     NlType **sgvars = F->gvars;
     NzLoc suloc = F->uloc;
+    FlVal **sups = F->ups;
+    int snups = F->nups;
+    F->ups = NULL;
+    F->nups = 0;
     F->nslots = d->nslots;
     F->slots = NZ_NEWN(F->a, FlVal, d->nslots > 0 ? d->nslots : 1);
     F->sub = sub;
@@ -717,6 +737,8 @@ static FlVal call_user(Fl *F, NlExpr *e, NlDecl *d) {
     F->nsub = snsub;
     F->gvars = sgvars;
     F->uloc = suloc;
+    F->ups = sups;
+    F->nups = snups;
     r.t = rt;
     return r;
   }
@@ -788,10 +810,113 @@ static int outer_rows(Fl *F, NlExpr *x, FlVal *src, FlComp *map) {
   return 1;
 }
 
+/* Binds the TY_GEN variables of generic type gen by matching it against t. */
+static void match_ty(NlType *gen, const FlTy *t, const FlTy **sub, int nsub) {
+  gen = nesl_type_resolve(gen);
+  if (!gen || !t) return;
+  switch (gen->k) {
+  case TY_GEN:
+    if (gen->id < nsub && !sub[gen->id]) sub[gen->id] = t;
+    return;
+  case TY_SEQ:
+    if (t->k == FT_SEQ) match_ty(gen->a, t->a, sub, nsub);
+    return;
+  case TY_PAIR:
+    if (t->k == FT_PAIR) {
+      match_ty(gen->a, t->a, sub, nsub);
+      match_ty(gen->b, t->b, sub, nsub);
+    }
+    return;
+  case TY_FUN:
+    if (gen->fnid) match_ty(gen->fnid, t, sub, nsub);
+    return;
+  default: return;
+  }
+}
+
+/* A call of a function value (a parameter, a lambda): the function is known from the
+ * identity in its type. */
+static FlVal call_value(Fl *F, NlExpr *e) {
+  NlExpr *fe = e->a;
+  FlVal fv = lower(F, fe);
+  if (fv.t->k != FT_FN) flan_unsupported(F, e->loc, "calling a value that is not a known function");
+  for (int i = F->lambdas.n - 1; i >= 0; i--) {
+    struct FlLambda *l = &F->lambdas.v[i];
+    if (l->fnid != fv.t->fnid) continue;
+    NlExpr *lam = l->e;
+    FlVal arg = lower(F, e->b);
+    FlVal *sslots = F->slots;
+    int snslots = F->nslots, snsub = F->nsub;
+    const FlTy **ssub = F->sub;
+    NlType **sgvars = F->gvars;
+    F->nslots = lam->nslots;
+    F->slots = NZ_NEWN(F->a, FlVal, lam->nslots > 0 ? lam->nslots : 1);
+    F->sub = l->sub;
+    F->gvars = l->gvars;
+    F->nsub = l->nsub;
+    FlVal **sups = F->ups;
+    int snups = F->nups;
+    F->ups = l->ups;
+    F->nups = l->nups;
+    bind_pat(F, lam->pats[0], arg);
+    FlVal r = lower(F, lam->a);
+    F->ups = sups;
+    F->nups = snups;
+    F->slots = sslots;
+    F->nslots = snslots;
+    F->sub = ssub;
+    F->nsub = snsub;
+    F->gvars = sgvars;
+    return r;
+  }
+  /* a named function: the newest global of that identity */
+  NlEnv *env = F->env;
+  for (int gi = env->globals.n - 1; gi >= 0; gi--) {
+    NlGlobal *g = &env->globals.v[gi];
+    NlType *gt = nesl_type_resolve(g->ty);
+    if (!gt || gt->k != TY_FUN || !gt->fnid) continue;
+    NlType *id = nesl_type_resolve(gt->fnid);
+    if (!id || id->k != TY_FNID || id->id != fv.t->fnid || g->val.k != V_FN) continue;
+    NlFn *fn = g->val.fn;
+    const FlTy *rt = ty(F, e->ty, e->loc);
+    if (fn->k == FN_PRIM) {
+      FlVal a[8];
+      int ar = fn->prim->arity, i = 0;
+      NlExpr *x = e->b;
+      for (; i < ar - 1 && x->k == E_PAIR; i++, x = x->b) a[i] = lower(F, x->a);
+      FlVal last = lower(F, x);
+      for (; i < ar - 1; i++) {
+        a[i] = split_a(last);
+        last = split_b(last);
+      }
+      a[ar - 1] = last;
+      for (i = 0; i < ar; i++) a[i] = a[i].ctx ? flan_derive(F, a[i], F->ctx) : a[i];
+      return flan_prim(F, fn->prim->name, ar, a, rt, F->uloc);
+    }
+    if (fn->k == FN_CON) {
+      FlVal r = lower(F, e->b);
+      r.t = rt;
+      return r;
+    }
+    NlDecl *d = fn->decl;
+    if (!d || !d->body) break;
+    const FlTy **sub = NZ_NEWN(F->a, const FlTy *, d->ngvars > 0 ? d->ngvars : 1);
+    match_ty(gt->a, ty(F, e->b->ty, e->loc), sub, d->ngvars);
+    match_ty(gt->b, rt, sub, d->ngvars);
+    return call_user(F, e, d, sub);
+  }
+  flan_unsupported(F, e->loc, "calling this function value");
+}
+
 static FlVal call(Fl *F, NlExpr *e) {
   NlExpr *fe = e->a;
-  if (fe->k != E_VAR || fe->vk != VK_GLOBAL)
-    flan_unsupported(F, e->loc, "calling a function value");
+  if (fe->k != E_VAR || fe->vk != VK_GLOBAL || F->env->globals.v[fe->slot].val.k != V_FN) {
+    NzLoc saved = F->uloc;
+    if (e->user) F->uloc = e->loc;
+    FlVal r = call_value(F, e);
+    F->uloc = saved;
+    return r;
+  }
   NlGlobal *g = &F->env->globals.v[fe->slot];
   if (g->val.k != V_FN) flan_unsupported(F, e->loc, "calling %s before it is defined", g->name);
   NlFn *fn = g->val.fn;
@@ -823,7 +948,7 @@ static FlVal call(Fl *F, NlExpr *e) {
   case FN_CON: r = lower(F, e->b); r.t = ty(F, e->ty, e->loc); break;
   case FN_USER:
     if (!fn->decl->body) flan_unsupported(F, e->loc, "%s has no definition", g->name);
-    r = call_user(F, e, fn->decl);
+    r = call_user(F, e, fn->decl, NULL);
     break;
   default: flan_unsupported(F, e->loc, "calling a function value");
   }
@@ -874,9 +999,10 @@ static LcuExpr *const_expr(Fl *F, const LcuValue *v, const LcuType *t) {
 
 static FlVal global_val(Fl *F, int g, NlExpr *e) {
   NlGlobal *gl = &F->env->globals.v[g];
+  const FlTy *t = ty(F, e->ty, e->loc);
+  if (t->k == FT_FN) return (FlVal){t, NULL, NULL}; /* known by its type */
   if (gl->val.k == V_FN || !gl->defined)
     flan_unsupported(F, e->loc, "%s used as a value", gl->name);
-  const FlTy *t = ty(F, e->ty, e->loc);
   int n = flan_ncomp(t, false);
   if (F->in_main && g >= F->env->nbasis) {
     for (int i = 0; i < F->gslot.n; i++)
@@ -926,6 +1052,7 @@ FlProgram *flan_lower_form(NlEnv *env, NlDecl *d) {
     F->uloc = d->body->loc;
     F->in_main = true;
     const FlTy *rt = ty(F, d->body->ty, d->body->loc);
+    if (flan_ty_has_fn(rt)) flan_unsupported(F, d->body->loc, "a top-level value holding a function");
     FlVal r = lower(F, d->body);
     int n = nc(r);
     LcuFunc *m = lcu_func_add(F->p, "main", d->loc);
@@ -964,6 +1091,7 @@ FlProgram *flan_lower_form(NlEnv *env, NlDecl *d) {
   nz_vec_free(F->insts);
   nz_vec_free(F->inlining);
   nz_vec_free(F->shapes);
+  nz_vec_free(F->lambdas);
   nz_vec_free(F->gslot);
   nz_vec_free(F->gval);
   nz_arena_free(F->a);

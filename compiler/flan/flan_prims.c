@@ -728,6 +728,7 @@ static FlComp *as_row(Fl *F, FlVal v) {
   /* reuse flan_lift's row form through a one-element context would copy; build it */
   FlComp *out = flan_comps(F, flan_ncomp(v.t, true));
   switch (v.t->k) {
+  case FT_FN: return out;
   case FT_PAIR: {
     FlVal a = {v.t->a, NULL, v.c}, b = {v.t->b, NULL, v.c + flan_ncomp(v.t->a, false)};
     int na = flan_ncomp(v.t->a, true);
@@ -759,6 +760,7 @@ static FlComp *as_row(Fl *F, FlVal v) {
 /* The one row of a vector as an unlifted value. */
 static int unrow(Fl *F, const FlTy *t, FlComp *c, FlComp *out) {
   switch (t->k) {
+  case FT_FN: return 0;
   case FT_PAIR: {
     int na = unrow(F, t->a, c, out);
     unrow(F, t->b, c + flan_ncomp(t->a, true), out + na);

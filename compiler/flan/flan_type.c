@@ -3,19 +3,21 @@
 
 static NZ_VEC(FlTy *) all_types;
 
-static const FlTy *intern(FlTyKind k, const FlTy *a, const FlTy *b) {
+static const FlTy *intern_fn(FlTyKind k, const FlTy *a, const FlTy *b, int fnid) {
   for (int i = 0; i < all_types.n; i++) {
     FlTy *t = all_types.v[i];
-    if (t->k == k && t->a == a && t->b == b) return t;
+    if (t->k == k && t->a == a && t->b == b && t->fnid == fnid) return t;
   }
   FlTy *t = nz_xcalloc(1, sizeof *t);
   t->k = k;
   t->a = a;
   t->b = b;
+  t->fnid = fnid;
   NzBuf s = {0};
   static const char *names[] = {"int", "float", "bool", "char"};
   if (k <= FT_CHAR) nz_buf_puts(&s, names[k]);
   else if (k == FT_SEQ) nz_buf_printf(&s, "[%s]", a->key);
+  else if (k == FT_FN) nz_buf_printf(&s, "fn#%d", fnid);
   else nz_buf_printf(&s, "(%s, %s)", a->key, b->key);
   t->key = nz_intern_cstr(s.s);
   nz_buf_free(&s);
@@ -23,6 +25,11 @@ static const FlTy *intern(FlTyKind k, const FlTy *a, const FlTy *b) {
   return t;
 }
 
+static const FlTy *intern(FlTyKind k, const FlTy *a, const FlTy *b) { return intern_fn(k, a, b, 0); }
+const FlTy *flan_ty_fn(int fnid) { return intern_fn(FT_FN, NULL, NULL, fnid); }
+int flan_ty_has_fn(const FlTy *t) {
+  return t->k == FT_FN || (t->a && flan_ty_has_fn(t->a)) || (t->b && flan_ty_has_fn(t->b));
+}
 const FlTy *flan_ty_base(FlTyKind k) { return intern(k, NULL, NULL); }
 const FlTy *flan_ty_seq(const FlTy *a) { return intern(FT_SEQ, a, NULL); }
 const FlTy *flan_ty_pair(const FlTy *a, const FlTy *b) { return intern(FT_PAIR, a, b); }
@@ -48,8 +55,13 @@ const FlTy *flan_ty_of(NlType *t, NlType *const *gvars, const FlTy *const *sub, 
   case TY_CHAR: return flan_ty_base(FT_CHAR);
   case TY_SEQ: {
     const FlTy *a = flan_ty_of(t->a, gvars, sub, nsub);
-    return a ? flan_ty_seq(a) : NULL;
+    return a && !flan_ty_has_fn(a) ? flan_ty_seq(a) : NULL; /* sequences of functions: not yet */
   }
+  case TY_FUN: {
+    const FlTy *id = t->fnid ? flan_ty_of(t->fnid, gvars, sub, nsub) : NULL;
+    return id && id->k == FT_FN ? id : NULL;
+  }
+  case TY_FNID: return flan_ty_fn(t->id);
   case TY_PAIR: {
     const FlTy *a = flan_ty_of(t->a, gvars, sub, nsub), *b = flan_ty_of(t->b, gvars, sub, nsub);
     return a && b ? flan_ty_pair(a, b) : NULL;
@@ -73,6 +85,7 @@ const FlTy *flan_ty_of(NlType *t, NlType *const *gvars, const FlTy *const *sub, 
 
 int flan_ncomp(const FlTy *t, bool vec) {
   switch (t->k) {
+  case FT_FN: return 0;
   case FT_PAIR: return flan_ncomp(t->a, vec) + flan_ncomp(t->b, vec);
   case FT_SEQ: return vec ? 1 + flan_ncomp(t->a, true) : flan_ncomp(t->a, true);
   default: return 1;
@@ -81,6 +94,7 @@ int flan_ncomp(const FlTy *t, bool vec) {
 
 static int comp_types(const FlTy *t, bool vec, const LcuType **out) {
   switch (t->k) {
+  case FT_FN: return 0;
   case FT_PAIR: {
     int n = comp_types(t->a, vec, out);
     return n + comp_types(t->b, vec, out + n);

@@ -21,6 +21,7 @@ static void vec_to_lcu(const NlVal *xs, int n, const FlTy *e, LcuValue *out);
 
 static int to_lcu(NlVal v, const FlTy *t, LcuValue *out) {
   switch (t->k) {
+  case FT_FN: return 0;
   case FT_INT: out[0] = lcu_value_int(v.i); return 1;
   case FT_FLOAT: out[0] = lcu_value_float(v.k == V_FLOAT ? v.f : v.i); return 1;
   case FT_BOOL: out[0] = lcu_value_bool(v.i); return 1;
