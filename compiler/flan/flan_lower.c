@@ -617,6 +617,7 @@ static const char *instance(Fl *F, NlDecl *d, const FlTy **sub, int nsub, uint64
   F->in_main = false;
   F->ups = NULL;
   F->nups = 0;
+  F->fn_name = d->name;
   nz_vec_push(F->inlining, d);
   if (user) F->uloc = d->body->loc;
   else F->uloc = uloc;
@@ -716,6 +717,8 @@ static FlVal call_user(Fl *F, NlExpr *e, NlDecl *d, const FlTy **given) {
     NzLoc suloc = F->uloc;
     FlVal **sups = F->ups;
     int snups = F->nups;
+    const char *sname = F->fn_name;
+    F->fn_name = d->name;
     F->ups = NULL;
     F->nups = 0;
     F->nslots = d->nslots;
@@ -739,6 +742,7 @@ static FlVal call_user(Fl *F, NlExpr *e, NlDecl *d, const FlTy **given) {
     F->uloc = suloc;
     F->ups = sups;
     F->nups = snups;
+    F->fn_name = sname;
     r.t = rt;
     return r;
   }
@@ -1051,6 +1055,7 @@ FlProgram *flan_lower_form(NlEnv *env, NlDecl *d) {
     F->blk = blk_new(F);
     F->uloc = d->body->loc;
     F->in_main = true;
+    F->fn_name = "top";
     const FlTy *rt = ty(F, d->body->ty, d->body->loc);
     if (flan_ty_has_fn(rt)) flan_unsupported(F, d->body->loc, "a top-level value holding a function");
     FlVal r = lower(F, d->body);
