@@ -102,7 +102,7 @@ void flan_kb_map(FlKb *k, FlComp n, LcuExpr *body, int nout, const LcuType **tys
   s.nthunks = 1;
   s.thunks[0] = index_thunk(k, body);
   s.size = size_of(k, n);
-  const LcuType *at[nout];
+  const LcuType *at[nout > 0 ? nout : 1];
   for (int i = 0; i < nout; i++) at[i] = lcu_type_array(tys[i]->kind);
   Fl *F = k->F;
   finish(k, s, nout, at, out);
@@ -189,7 +189,7 @@ void flan_check(Fl *F, FlComp bad, const char *msg, NzLoc loc) {
 
 void flan_empty(Fl *F, const FlTy *t, FlComp *out) {
   int n = flan_ncomp(t, true);
-  const LcuType *tys[n];
+  const LcuType *tys[n > 0 ? n : 1];
   flan_comp_types(t, true, tys);
   LcuProgram *p = F->p;
   for (int i = 0; i < n; i++) {
