@@ -60,6 +60,16 @@ static int gv_capture(char *msg) {
   return 0;
 }
 
+/* Do the last n bytes of the file at path equal tail? */
+static int ends_with(const char *path, const char *tail, long n) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  char buf[16] = {0};
+  int ok = fseek(f, -n, SEEK_END) == 0 && fread(buf, 1, (size_t)n, f) == (size_t)n && !memcmp(buf, tail, (size_t)n);
+  fclose(f);
+  return ok;
+}
+
 /* Lays out G and renders it as BASE.svg (and .png). Runs in a child
  * process: Graphviz 2.42's dot layout has known crashes on some clustered
  * graphs (a double free after it loses an edge, errors its libpath prints
@@ -68,10 +78,15 @@ static int gv_capture(char *msg) {
  * hours: past `seconds` (> 0) the child is killed. Returns 0, or -1 with a
  * message. */
 static int render(Agraph_t *G, const char *base, int png, double seconds, int ninv) {
-  size_t blen = strlen(base) + 8;
-  char *svg = nz_xmalloc(blen), *pngp = nz_xmalloc(blen);
-  snprintf(svg, blen, "%s.svg", base);
-  snprintf(pngp, blen, "%s.png", base);
+  /* Drawn under temporary names, renamed once complete: Graphviz ignores
+   * what fclose reports, so a full disk could leave a truncated picture;
+   * the parent checks each file's last bytes first (ends_with). */
+  size_t blen = strlen(base) + 40;
+  char *svg = nz_xmalloc(blen), *pngp = nz_xmalloc(blen), *svg_final = nz_xmalloc(blen), *png_final = nz_xmalloc(blen);
+  snprintf(svg_final, blen, "%s.svg", base);
+  snprintf(png_final, blen, "%s.png", base);
+  snprintf(svg, blen, "%s.svg.tmp%ld", base, (long)getpid());
+  snprintf(pngp, blen, "%s.png.tmp%ld", base, (long)getpid());
   GVC_t *gvc = gvc_get(); /* loaded once, here; each child inherits it */
   fflush(stdout);
   fflush(stderr);
@@ -128,14 +143,22 @@ static int render(Agraph_t *G, const char *base, int png, double seconds, int ni
       rc = -1;
     } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
       rc = -1;
+    } else if (!ends_with(svg, "</svg>\n", 7) || (png && !ends_with(pngp, "IEND\xae\x42\x60\x82", 8))) {
+      nz_error("cannot write the picture of %s (a write error: disk full?)", base);
+      rc = -1;
+    } else if (rename(svg, svg_final) != 0 || (png && rename(pngp, png_final) != 0)) {
+      nz_error("cannot rename the picture of %s into place: %s", base, strerror(errno));
+      unlink(svg_final);
+      rc = -1;
     }
   }
-  if (rc != 0) { /* no half-written pictures */
-    unlink(svg);
-    unlink(pngp);
-  }
+  /* no half-written pictures, no temporaries */
+  unlink(svg);
+  unlink(pngp);
   free(svg);
   free(pngp);
+  free(svg_final);
+  free(png_final);
   return rc;
 }
 
@@ -230,14 +253,13 @@ int fus_dot_write(const FusGraph *g, const int *cl_in, const char *title, const 
   size_t blen = strlen(base) + 8;
   char *path = nz_xmalloc(blen);
   snprintf(path, blen, "%s.dot", base);
-  FILE *f = fopen(path, "w");
+  NzOutFile out; /* checked, and complete or absent (output.c) */
+  FILE *f = nz_out_open(&out, path);
   if (!f) {
-    nz_error("cannot write %s", path);
     rc = -1;
   } else {
     agwrite(G, f);
-    fclose(f);
-    rc = render(G, base, png, seconds, n);
+    rc = nz_out_close(&out) != 0 ? -1 : render(G, base, png, seconds, n);
   }
   agclose(G);
   free(path);

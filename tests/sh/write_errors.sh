@@ -63,4 +63,9 @@ mkdir "$tmp/d"
 grep -q '^Minimize' "$tmp/d/x.lp" && grep -q '^End' "$tmp/d/x.lp" || bad "x.lp is not a complete LP file"
 "$bin/nessie-bench" --scheduler=ilp,ilp-cg --dump-ilp="$tmp/e" gen:kernels=6 >/dev/null 2>"$tmp/err" || bad "nessie-bench --dump-ilp failed"
 ls "$tmp/e" | grep -q tmp && bad "nessie-bench --dump-ilp left a temporary: $(ls "$tmp/e")"
+# --dot: the .dot file and the pictures appear complete under their names
+# (drawn under temporary names, checked, renamed); nothing else is left.
+"$bin/nessie" lcu fuse tests/fusion/greedy_trap.lcu --scheduler=ilp --dot="$tmp/g" --png >/dev/null 2>"$tmp/err" || bad "--dot failed"
+[ "$(ls "$tmp/g" | tr '\n' ' ')" = "region0.dot region0.png region0.svg " ] || bad "--dot left $(ls "$tmp/g" | tr '\n' ' ')"
+tail -c 7 "$tmp/g/region0.svg" | grep -q '</svg>' || bad "region0.svg is not complete"
 exit $fail
