@@ -228,7 +228,11 @@ static void context(P *p, NlCtxEntry **out, int *n) {
     next(p);
     NlCtxEntry e = {var->s, cls->s, var->loc};
     nz_vec_push(v, e);
-    if (paren ? accept(p, T_SEMI) : (at(p, T_SEMI) && peek2(p)->k == T_IDENT && (next(p), 1)))
+    /* unparenthesised, `;` separates type bindings only if one follows (`b in ...`); the
+     * reference always takes it so and runs into the next form (NESL.md 8.2) */
+    if (paren ? accept(p, T_SEMI)
+              : (at(p, T_SEMI) && peek2(p)->k == T_IDENT && p->i + 2 < p->n &&
+                 p->t[p->i + 2].k == T_IN && (next(p), 1)))
       continue;
     break;
   }
