@@ -37,7 +37,8 @@ B       := $(if $(filter 1,$(SAN)),$(O)/bin,bin)
 
 # Every .c under these folders is library code, except the mains listed below.
 LIBDIRS := compiler fusion runtime/host generators/lib
-MAINS   := compiler/driver/nessie.c generators/nessie-gen.c experiments/nessie-bench.c
+MAINS   := compiler/driver/nessie.c generators/nessie-gen.c generators/nessie-neslgen.c \
+           experiments/nessie-bench.c
 ALLSRC  := $(shell find $(LIBDIRS) -name '*.c' 2>/dev/null | sort)
 LIBSRC  := $(filter-out $(MAINS) compiler/driver/%,$(ALLSRC))
 DRVSRC  := $(wildcard compiler/driver/*.c)
@@ -54,6 +55,7 @@ UNITSRC := $(wildcard tests/unit/*.c)
 UNITBIN := $(UNITSRC:tests/unit/%.c=$(O)/tests/unit/%)
 
 BINS    := $(B)/nessie $(if $(wildcard generators/nessie-gen.c),$(B)/nessie-gen) \
+           $(if $(wildcard generators/nessie-neslgen.c),$(B)/nessie-neslgen) \
            $(if $(wildcard experiments/nessie-bench.c),$(B)/nessie-bench)
 
 .PHONY: all test run deps clean asan unit format fuzz fuzz-lcu plots
@@ -77,6 +79,10 @@ $(B)/nessie: $(DRVSRC:%.c=$(O)/%.o) $(LIBA)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 $(B)/nessie-gen: $(O)/generators/nessie-gen.o $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(B)/nessie-neslgen: $(O)/generators/nessie-neslgen.o $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 

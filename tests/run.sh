@@ -44,6 +44,7 @@ selected() { [ -z "${TESTS:-}" ] || [[ "$1" == *$TESTS* ]]; }
 golden_suites=(
   "tests/lcu lcu lcu run {}"
   "tests/nesl nesl run {}"
+  "tests/programs nesl run {}"
 )
 
 run_golden() { # bindir dir ext default-args...

@@ -1,0 +1,225 @@
+#!/usr/bin/env python3
+"""verify.py — recomputes every benchmark's bench(n) summary in Python, independently
+of Nessie (plain algorithms: sorted(), a monotone-chain hull, a direct sieve, ...), and
+compares it with `nessie run experiments/programs/NAME.nesl -e 'bench(N)'`.
+
+    python3 experiments/programs/verify.py [--bin=bin] [NAME=N ...]
+
+Integers and booleans must match exactly; floats to a relative 1e-9 (the summaries
+are sums whose order the two sides need not share). Exit 0 when all match."""
+import math
+import re
+import subprocess
+import sys
+
+SIZES = {"dotprod": 1000, "blackscholes": 300, "nbody": 60, "quicksort": 1000,
+         "quickhull": 500, "batcher_sort": 700, "radix_sort": 1000, "spmv": 300,
+         "mandelbrot": 24, "linefit": 500, "primes": 2000, "barnes_hut": 300}
+
+
+def h(i):
+    a = ((i % 46337) * 7919 + 13) % 46337
+    return (a * a + 12345) % 46337
+
+
+def gen(i):
+    return h(i) / 46337.0
+
+
+def rem(a, b):  # C's %, as NESL's rem (the operands here are non-negative)
+    return a % b
+
+
+def dotprod(n):
+    return sum(float(i % 7) * (float(i % 5) - 2.0) for i in range(n))
+
+
+def cnd(d):
+    k = 1.0 / (1.0 + 0.2316419 * abs(d))
+    poly = k * (0.31938153 + k * (-0.356563782 + k * (1.781477937 + k * (-1.821255978 + k * 1.330274429))))
+    w = 1.0 - math.exp(-(d * d) / 2.0) / math.sqrt(2.0 * math.pi) * poly
+    return 1.0 - w if d < 0.0 else w
+
+
+def blackscholes(n):
+    calls = puts = 0.0
+    for i in range(n):
+        s, x, t, r, v = 5.0 + 25.0 * gen(i), 1.0 + 99.0 * gen(i + 1), 0.25 + 9.75 * gen(i + 2), 0.02, 0.30
+        sq = v * math.sqrt(t)
+        d1 = (math.log(s / x) + (r + v * v / 2.0) * t) / sq
+        d2 = d1 - sq
+        disc = x * math.exp(-r * t)
+        calls += s * cnd(d1) - disc * cnd(d2)
+        puts += disc * cnd(-d2) - s * cnd(-d1)
+    return (calls, puts)
+
+
+def nbody(n):
+    pos = [(gen(3 * i), gen(3 * i + 1), gen(3 * i + 2)) for i in range(n)]
+    dt = 0.001
+    total = norms = 0.0
+    for (px, py, pz) in pos:
+        ax = ay = az = 0.0
+        for (qx, qy, qz) in pos:
+            dx, dy, dz = qx - px, qy - py, qz - pz
+            r2 = dx * dx + dy * dy + dz * dz + 0.01
+            s = 1.0 / (r2 * math.sqrt(r2))
+            ax, ay, az = ax + s * dx, ay + s * dy, az + s * dz
+        vx, vy, vz = dt * ax, dt * ay, dt * az
+        total += (px + dt * vx) + (py + dt * vy) + (pz + dt * vz)
+        norms += math.sqrt(ax * ax + ay * ay + az * az)
+    return (total, norms)
+
+
+def sorted_summary(n, middle):
+    s = sorted(h(i) for i in range(n))
+    out = [True, sum(s), s[0]]
+    if middle:
+        out.append(s[n // 2])
+    out.append(s[-1])
+    return tuple(out)
+
+
+def quickhull(n):
+    pts = sorted(set((gen(2 * i), gen(2 * i + 1)) for i in range(n)))
+
+    def cross(o, a, b):
+        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+    lower, upper = [], []
+    for p in pts:
+        while len(lower) >= 2 and cross(lower[-2], lower[-1], p) <= 0:
+            lower.pop()
+        lower.append(p)
+    for p in reversed(pts):
+        while len(upper) >= 2 and cross(upper[-2], upper[-1], p) <= 0:
+            upper.pop()
+        upper.append(p)
+    hull = lower[:-1] + upper[:-1]
+    area = abs(sum(a[0] * b[1] - b[0] * a[1] for a, b in zip(hull, hull[1:] + hull[:1]))) / 2.0
+    return (len(hull), area, min(hull)[0], min(hull)[1])
+
+
+def spmv(n):
+    x = [float(j % 10) for j in range(n)]
+    y = []
+    for i in range(n):
+        y.append(sum(float(h(8 * i + j + 3) % 9 - 4) * x[h(8 * i + j) % n]
+                     for j in range(1 + h(i) % 8)))
+    return (sum(y), y[0], y[-1])
+
+
+def mandelbrot(n):
+    hstep = 2.5 / float(n)
+    counts = []
+    for k in range(n * n):
+        cx, cy = -2.0 + hstep * float(k % n), -1.25 + hstep * float(k // n)
+        x = y = 0.0
+        i = 0
+        while not (i >= 100 or x * x + y * y > 4.0):
+            x, y = x * x - y * y + cx, 2.0 * x * y + cy
+            i += 1
+        counts.append(i)
+    return (sum(counts), sum(1 for c in counts if c == 100))
+
+
+def linefit(n):
+    x = [float(i) for i in range(n)]
+    y = [3.0 * float(i) + 2.0 + float(h(i) % 11 - 5) / 4.0 for i in range(n)]
+    xa, ya = sum(x) / n, sum(y) / n
+    sxx = sum((xi - xa) * (xi - xa) for xi in x)
+    sxy = sum((xi - xa) * (yi - ya) for xi, yi in zip(x, y))
+    b = sxy / sxx
+    return (b, ya - b * xa)
+
+
+def primes(n):
+    ps = [p for p in range(2, n) if all(p % d for d in range(2, int(p ** 0.5) + 1))]
+    return (len(ps), ps[-1], sum(ps))
+
+
+def pull(t, s, m):
+    dx, dy = s[0] - t[0], s[1] - t[1]
+    r2 = dx * dx + dy * dy + 0.0001
+    f = m / (r2 * math.sqrt(r2))
+    return (f * dx, f * dy)
+
+
+def bh_accel(t, srcs, x0, y0, size):
+    """One target's acceleration by the same walk as barnes_hut.nesl, written per
+    target as a plain recursive quadtree descent."""
+    if len(srcs) <= 4 or size < 1.0e-6:
+        fs = [pull(t, s, 1.0) for s in srcs]
+        return (sum(f[0] for f in fs), sum(f[1] for f in fs))
+    m = float(len(srcs))
+    c = (sum(x for x, _ in srcs) / m, sum(y for _, y in srcs) / m)
+    if size * size < 0.25 * ((t[0] - c[0]) ** 2 + (t[1] - c[1]) ** 2):
+        return pull(t, c, m)
+    half = size / 2.0
+    ax = ay = 0.0
+    for k in range(4):
+        q = [(x, y) for x, y in srcs if int(x >= x0 + half) + 2 * int(y >= y0 + half) == k]
+        a = bh_accel(t, q, x0 + half * (k % 2), y0 + half * (k // 2), half) if q else (0.0, 0.0)
+        ax, ay = ax + a[0], ay + a[1]
+    return (ax, ay)
+
+
+def barnes_hut(n):
+    ps = [(gen(2 * i), gen(2 * i + 1)) for i in range(n)]
+    acc = [bh_accel(p, ps, 0.0, 0.0, 1.0) for p in ps]
+    return (sum(a[0] for a in acc), sum(a[1] for a in acc),
+            sum(math.sqrt(a[0] * a[0] + a[1] * a[1]) for a in acc))
+
+
+MODELS = {"barnes_hut": barnes_hut, "dotprod": lambda n: (dotprod(n),), "blackscholes": blackscholes, "nbody": nbody,
+          "quicksort": lambda n: sorted_summary(n, True), "quickhull": quickhull,
+          "batcher_sort": lambda n: sorted_summary(n, False),
+          "radix_sort": lambda n: sorted_summary(n, False), "spmv": spmv,
+          "mandelbrot": mandelbrot, "linefit": linefit, "primes": primes}
+
+
+def parse(text):
+    """The values of an `it = V1, V2 ... : TYPE` line, flattened (tuples print flat)."""
+    line = [l for l in text.splitlines() if l.startswith("it = ")][-1]
+    value = line[5:line.rindex(" : ")]
+    out = []
+    for tok in re.findall(r"-?[0-9][0-9.E-]*|\bT\b|\bF\b", value):
+        if tok in ("T", "F"):
+            out.append(tok == "T")
+        elif re.search(r"[.E]", tok):
+            out.append(float(tok))
+        else:
+            out.append(int(tok))
+    return tuple(out)
+
+
+def main():
+    bindir = "bin"
+    sizes = dict(SIZES)
+    for a in sys.argv[1:]:
+        if a.startswith("--bin="):
+            bindir = a[6:]
+        elif "=" in a and a.split("=")[0] in SIZES:
+            sizes[a.split("=")[0]] = int(a.split("=")[1])
+        else:
+            print(f"verify.py: unknown argument {a}", file=sys.stderr)
+            return 2
+    bad = 0
+    for name, n in sizes.items():
+        r = subprocess.run([f"{bindir}/nessie", "run", f"experiments/programs/{name}.nesl",
+                            "-e", f"bench({n})"], capture_output=True, text=True)
+        if r.returncode != 0:
+            print(f"FAIL {name}({n}): nessie exit {r.returncode}: {r.stderr.strip()}")
+            bad = 1
+            continue
+        got, want = parse(r.stdout), MODELS[name](n)
+        ok = len(got) == len(want) and all(
+            (g == w) if isinstance(w, (bool, int)) and not isinstance(g, float)
+            else math.isclose(g, w, rel_tol=1e-9, abs_tol=1e-12)
+            for g, w in zip(got, want))
+        print(f"{'ok  ' if ok else 'FAIL'} {name}({n}): nessie {got}" + ("" if ok else f", python {want}"))
+        bad |= not ok
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
