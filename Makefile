@@ -54,11 +54,18 @@ LIBA    := $(O)/libnessie.a
 UNITSRC := $(wildcard tests/unit/*.c)
 UNITBIN := $(UNITSRC:tests/unit/%.c=$(O)/tests/unit/%)
 
-BINS    := $(B)/nessie $(if $(wildcard generators/nessie-gen.c),$(B)/nessie-gen) \
+# The runtime that generated programs link against, next to the nessie binary
+# that finds it (runtime/README.md): the runtime's objects, the λcu value code
+# it prints and parses with, and the common utilities those use.
+RTLIB   := $(B)/nessie-rt/libnessie_rt.a
+RTHDR   := $(B)/nessie-rt/include/nessie_rt.h
+RTOBJ   := $(filter $(O)/runtime/host/% $(O)/compiler/lcu/% $(O)/compiler/common/%,$(LIBOBJ))
+
+BINS    := $(RTLIB) $(RTHDR) $(B)/nessie $(if $(wildcard generators/nessie-gen.c),$(B)/nessie-gen) \
            $(if $(wildcard generators/nessie-neslgen.c),$(B)/nessie-neslgen) \
            $(if $(wildcard experiments/nessie-bench.c),$(B)/nessie-bench)
 
-.PHONY: all test run deps clean asan unit format fuzz fuzz-lcu plots
+.PHONY: all test run deps clean asan unit format fuzz fuzz-lcu plots bench
 all: $(BINS) $(UNITBIN)
 
 $(O)/%.o: %.c
@@ -73,6 +80,14 @@ $(O)/gen/nesl_basis.o: $(O)/gen/nesl_basis.c
 $(LIBA): $(LIBOBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
+
+$(RTLIB): $(RTOBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(RTHDR): runtime/host/nessie_rt.h
+	@mkdir -p $(dir $@)
+	cp $< $@
 
 $(B)/nessie: $(DRVSRC:%.c=$(O)/%.o) $(LIBA)
 	@mkdir -p $(dir $@)
@@ -122,6 +137,14 @@ JOBS ?= 2
 plots: deps
 	$(MAKE) all
 	bash experiments/sweep.sh --size=$(SIZE) --jobs=$(JOBS) --out=results
+
+# Compiled Nessie against hand-written C + OpenMP (experiments/cbench/run.sh):
+# results/cbench/. BENCH_N elements (default 10^7), BENCH_RUNS runs (default 5).
+BENCH_N ?= 10000000
+BENCH_RUNS ?= 5
+bench:
+	$(MAKE) all
+	bash experiments/cbench/run.sh $(BENCH_N) $(BENCH_RUNS)
 
 # A libFuzzer campaign on the NESL lexer, parser and type checker (not part of `make test`):
 # FUZZ_TIME seconds; new inputs land in build/fuzz/corpus, crashes in build/fuzz/.

@@ -5,6 +5,7 @@
 static void lcu_usage(FILE *f) {
   fputs("usage: nessie lcu check FILE.lcu\n"
         "       nessie lcu run FILE.lcu [ARG...] [--random-inputs [--seed=S] [--max-len=N]] [FUSION]\n"
+        "       nessie lcu run FILE.lcu ... --compiled   the same through the C back end (compiled, cached)\n"
         "       nessie lcu fuse FILE.lcu [FUSION]   print the fused program after a per-region report\n"
         "       nessie lcu print FILE.lcu           print the canonical text form\n"
         "FUSION options: --scheduler=S (fuse: ilp; the strategies are listed below)\n"
@@ -57,7 +58,7 @@ int drv_cmd_lcu(int argc, char **argv) {
   }
   const char *file = NULL;
   const char **vals = nz_xcalloc((size_t)argc, sizeof(char *));
-  int nvals = 0, random_inputs = 0;
+  int nvals = 0, random_inputs = 0, compiled = 0;
   long long seed = 1, maxlen = 10;
   DrvFuse fo;
   drv_fuse_defaults(&fo);
@@ -81,6 +82,8 @@ int drv_cmd_lcu(int argc, char **argv) {
     }
     if (!strcmp(a, "--random-inputs")) {
       random_inputs = 1;
+    } else if (!strcmp(a, "--compiled") && is_run) {
+      compiled = 1;
     } else if ((r = nz_opt_ll(a, "--seed", 0, INT64_MAX, &seed)) != 0 ||
                (r = nz_opt_ll(a, "--max-len", 0, MAX_LEN_LIMIT, &maxlen)) != 0) {
       if (r < 0) {
@@ -111,7 +114,22 @@ int drv_cmd_lcu(int argc, char **argv) {
   LcuProgram *p = load(file, &src);
   int rc = NZ_EXIT_OK;
   NzBuf report = {0};
-  if (p && fusing) rc = drv_fuse(p, &fo, is_fuse ? &report : NULL);
+  if (p && fusing) rc = drv_fuse(p, &fo, is_fuse || compiled ? &report : NULL);
+  if (p && rc == NZ_EXIT_OK && compiled) { /* the binary parses the arguments itself */
+    char **rest = nz_xcalloc((size_t)nvals + 4, sizeof(char *));
+    char seedarg[64], lenarg[64];
+    int nrest = 0;
+    for (int i = 0; i < nvals; i++) rest[nrest++] = (char *)vals[i];
+    if (random_inputs) {
+      snprintf(seedarg, sizeof seedarg, "--seed=%lld", seed);
+      snprintf(lenarg, sizeof lenarg, "--max-len=%lld", maxlen);
+      rest[nrest++] = "--random-inputs";
+      rest[nrest++] = seedarg;
+      rest[nrest++] = lenarg;
+    }
+    rc = drv_run_compiled(p, report.s, rest, nrest);
+    free(rest);
+  }
   if (!p) {
     rc = NZ_EXIT_USER;
   } else if (rc != NZ_EXIT_OK) {

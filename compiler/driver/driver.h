@@ -24,4 +24,14 @@ int drv_fuse_option(DrvFuse *o, const char *arg); /* 1 taken, 0 not ours, -1 bad
  * report (as // comments) to report if non-NULL. Returns an exit status. */
 int drv_fuse(LcuProgram *p, DrvFuse *o, NzBuf *report);
 
+/* cmd_build.c: the compiled path (compiler/codegen/, runtime/). */
+int drv_cmd_build(int argc, char **argv, int emit); /* build; emit --stage=c */
+int drv_cmd_run_target(int argc, char **argv);      /* run PROG --target=c */
+int drv_gen_c(const LcuProgram *p, const char *report, int profile, NzBuf *out);
+/* Compiles p (cached) and execs it with argv_rest as its arguments; returns
+ * only on failure. report: the fusion report (names the fused clusters) or NULL. */
+int drv_run_compiled(const LcuProgram *p, const char *report, char **argv_rest, int nrest);
+/* NESL -> λcu for the compiled path (flattening); NULL with *rc set on failure. */
+LcuProgram *drv_nesl_lower(const char *path, int *rc);
+
 #endif

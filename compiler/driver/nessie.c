@@ -5,8 +5,16 @@ static void usage(FILE *f) {
   fputs("usage: nessie COMMAND [ARGS]\n"
         "  check  PROG.nesl                parse and typecheck; print each binding's type\n"
         "  run    PROG.nesl [-e EXPR]      evaluate and print results like NESL\n"
-        "  lcu    check|run|fuse FILE.lcu  work on a λcu program (nessie lcu --help)\n",
+        "  lcu    check|run|fuse FILE.lcu  work on a λcu program (nessie lcu --help)\n"
+        "  build  FILE.lcu|PROG.nesl       compile to a native multicore binary (nessie build --help)\n"
+        "  emit   FILE --stage=c           print the generated C\n",
         f);
+}
+
+static int has_arg(int argc, char **argv, const char *a) {
+  for (int i = 2; i < argc; i++)
+    if (!strcmp(argv[i], a)) return 1;
+  return 0;
 }
 
 static int nessie_main(int argc, char **argv) {
@@ -22,8 +30,13 @@ static int nessie_main(int argc, char **argv) {
     return nz_stdout_finish(NZ_EXIT_OK);
   } else if (!strcmp(cmd, "lcu")) {
     rc = drv_cmd_lcu(argc - 1, argv + 1);
-  } else if (!strcmp(cmd, "check") || !strcmp(cmd, "run") || !strcmp(cmd, "emit") ||
-             !strcmp(cmd, "build")) {
+  } else if (!strcmp(cmd, "build")) {
+    rc = drv_cmd_build(argc - 1, argv + 1, 0);
+  } else if (!strcmp(cmd, "emit") && has_arg(argc, argv, "--stage=c")) {
+    rc = drv_cmd_build(argc - 1, argv + 1, 1);
+  } else if (!strcmp(cmd, "run") && has_arg(argc, argv, "--target=c")) {
+    rc = drv_cmd_run_target(argc - 1, argv + 1);
+  } else if (!strcmp(cmd, "check") || !strcmp(cmd, "run") || !strcmp(cmd, "emit")) {
     rc = drv_cmd_nesl(argc - 1, argv + 1);
   } else {
     fprintf(stderr, "nessie: unknown command '%s'\n", cmd);

@@ -1,0 +1,114 @@
+/* cg.h — code generation from checked (fused or unfused) λcu. Prefix: cg_.
+ *
+ * What every target shares lives in cg_expr.c: C names for λcu binders, C
+ * types, the table of primitives, scalar and thunk expressions emitted in
+ * A-normal form (one statement per operation, so faults happen in the
+ * interpreter's order), CPU functions (let/if/tuples/calls/`run`, with the
+ * reference counting of arrays), the table of source locations that faults
+ * print, and main's entry glue. A target (cg_c.c: C11 + OpenMP) supplies the
+ * kernels through CgTarget and assembles the file. compiler/codegen/README.md
+ * says how a second target plugs in. */
+#ifndef CG_H
+#define CG_H
+
+#include "lcu.h"
+
+typedef struct Cg Cg;
+
+/* A value in emitted code: one C expression per component (arity of its
+ * type). Atoms are variables or literals, free of side effects; array and
+ * segdes atoms in CPU code own one reference. */
+typedef struct {
+  int n;
+  const char **v;
+} CgAtoms;
+
+/* The frame being emitted: a CPU function, a kernel, or a thunk. */
+typedef struct CgScope {
+  Cg *cg;
+  NzBuf *b;
+  int ind;              /* indentation in two-space steps */
+  int thunk;            /* inside a thunk: arrays are captures, no reference counts */
+  const char *it;       /* the iteration of a fault: "-1" outside parallel loops */
+  int nslots;
+  const char **name;    /* C base name of each frame slot */
+  const LcuType **ty;   /* type of each frame slot */
+} CgScope;
+
+/* A target: emits a kernel as a C function with the signature of
+ * cg_kernel_proto (borrowed inputs, owned outputs through pointers). */
+typedef struct {
+  const char *name;
+  void (*kernel)(Cg *cg, const LcuKernel *k, int index);
+} CgTarget;
+
+struct Cg {
+  const LcuProgram *p;
+  const CgTarget *target;
+  NzArena *arena;
+  NzBuf body;            /* kernels and functions */
+  NZ_VEC(NzLoc) locs;    /* fault locations, indexed by the `loc` of rt_fault */
+  int tmp;               /* temporaries v1, v2, ... */
+  int profile;           /* the program writes its profile CSV by default */
+  const char *profile_path;
+  /* per kernel: the invocations fused into it (profile's cluster column) */
+  const char **clusters;
+};
+
+/* ------------------------------------------------------------ cg_expr.c */
+const char *cg_ctype(const LcuType *t);        /* int32_t, double, uint8_t, RtArr *, RtSeg * */
+const char *cg_zero(const LcuType *t);         /* 0, 0.0, NULL */
+const char *cg_rt_elem(LcuTypeKind k);         /* RT_INT, ... */
+const char *cg_comp_name(Cg *cg, const char *base, const LcuType *ty, int k);
+int cg_loc(Cg *cg, NzLoc loc);                 /* index in the location table */
+const char *cg_tmp(Cg *cg);                    /* a fresh temporary name */
+void cg_line(CgScope *s, const char *fmt, ...) NZ_PRINTF(2, 3);
+const char *cg_fmt(Cg *cg, const char *fmt, ...) NZ_PRINTF(2, 3);
+/* Names of a frame's slots: "<λcu name>_<slot>"; thunk slots "<name>_<tid>t<slot>"
+ * (tid numbers the thunks of a kernel), so no two frames in scope collide. */
+void cg_scope_func(CgScope *s, Cg *cg, const LcuFunc *f, NzBuf *b);
+void cg_scope_kernel(CgScope *s, Cg *cg, const LcuKernel *k, NzBuf *b);
+/* A thunk's scope inside kernel scope ks: captures are the kernel's variables. */
+void cg_scope_thunk(CgScope *s, const CgScope *ks, const LcuThunk *t, int tid, const char *it);
+/* Emits e's statements; *out gets its atoms. */
+void cg_expr(CgScope *s, const LcuExpr *e, CgAtoms *out);
+/* Declares atoms' components as fresh variables set to them (for values that
+ * must outlive a block). */
+void cg_release_atoms(CgScope *s, const LcuType *ty, const CgAtoms *a);
+/* Prototype of a kernel or function: "static void NAME(T a, ..., T *out0, ...)". */
+void cg_kernel_proto(Cg *cg, NzBuf *b, const LcuKernel *k);
+void cg_func_proto(Cg *cg, NzBuf *b, const LcuFunc *f);
+const char *cg_kernel_cname(Cg *cg, const LcuKernel *k);
+const char *cg_func_cname(Cg *cg, const LcuFunc *f);
+void cg_func(Cg *cg, const LcuFunc *f);
+/* Reduction operators: identity and a ⊕ b as C expressions over atoms. */
+const char *cg_rop_identity(LcuRop r);
+const char *cg_rop_apply(Cg *cg, LcuRop r, const char *a, const char *b);
+/* The type text the runtime parses ("(int, [float])"). */
+const char *cg_type_text(Cg *cg, const LcuType *t);
+/* Whole-program assembly shared by targets: prelude comment, includes,
+ * prototypes, kernels (through the target), functions, location table,
+ * profile table and rt_main glue. Returns 0, or prints why and returns an exit status. */
+int cg_program(const LcuProgram *p, const CgTarget *t, const char *clusters_report, int profile,
+               NzBuf *out);
+
+/* ------------------------------------------------------------- cg_c.c */
+extern const CgTarget cg_target_c;
+
+/* ----------------------------------------------------------- cg_build.c */
+typedef struct {
+  const char *cc;     /* C compiler (NESSIE_CC, else cc) */
+  const char *cflags; /* optimisation and extra flags (default -O2) */
+  int keep_c;         /* also keep the .c next to the binary */
+} CgBuildOpts;
+void cg_build_defaults(CgBuildOpts *o);
+/* Compiles C text into the executable `out`, linking the runtime found next to
+ * the running nessie binary. Returns 0, else prints the compiler's output and
+ * returns an exit status. */
+int cg_compile(const char *ctext, const char *out, const CgBuildOpts *o);
+/* The cached binary for ctext (compiled on a miss); path in *bin (malloc'd). */
+int cg_compile_cached(const char *ctext, const CgBuildOpts *o, char **bin);
+/* Where the runtime lives: DIR with include/nessie_rt.h and libnessie_rt.a. */
+const char *cg_runtime_dir(void);
+
+#endif

@@ -1,0 +1,650 @@
+/* cg_expr.c — what every target emits the same way: C names and types,
+ * the primitive table, expressions in A-normal form (thunk bodies and CPU
+ * code), CPU functions with reference-counted arrays, and the location table.
+ *
+ * Ownership in CPU code: every array/segdes atom an expression yields owns one
+ * reference; a `let` variable owns its value and releases it when its scope
+ * ends; parameters are borrowed (the caller keeps its references for the
+ * call); results are handed back owned through out-pointers. */
+#include <math.h>
+#include <stdarg.h>
+
+#include "cg.h"
+
+/* ------------------------------------------------------------- helpers */
+
+const char *cg_fmt(Cg *cg, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  NzBuf b = {0};
+  char tmp[512];
+  vsnprintf(tmp, sizeof tmp, fmt, ap);
+  va_end(ap);
+  nz_buf_puts(&b, tmp);
+  const char *s = nz_strndup(cg->arena, b.s ? b.s : "", b.len);
+  nz_buf_free(&b);
+  return s;
+}
+
+void cg_line(CgScope *s, const char *fmt, ...) {
+  for (int i = 0; i < s->ind; i++) nz_buf_puts(s->b, "  ");
+  va_list ap;
+  va_start(ap, fmt);
+  va_list ap2;
+  va_copy(ap2, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *tmp = nz_xmalloc((size_t)n + 1);
+  vsnprintf(tmp, (size_t)n + 1, fmt, ap2);
+  va_end(ap2);
+  nz_buf_puts(s->b, tmp);
+  nz_buf_putc(s->b, '\n');
+  free(tmp);
+}
+
+const char *cg_tmp(Cg *cg) { return cg_fmt(cg, "v%d", ++cg->tmp); }
+
+const char *cg_ctype(const LcuType *t) {
+  switch (t->kind) {
+  case LT_BOOL:
+  case LT_CHAR: return "uint8_t";
+  case LT_INT: return "int32_t";
+  case LT_FLOAT: return "double";
+  case LT_ARRAY: return "RtArr *";
+  case LT_SEGDES: return "RtSeg *";
+  default: nz_die("cg_ctype: a tuple has no C type");
+  }
+}
+
+const char *cg_zero(const LcuType *t) {
+  return t->kind == LT_ARRAY || t->kind == LT_SEGDES ? "NULL" : t->kind == LT_FLOAT ? "0.0" : "0";
+}
+
+const char *cg_rt_elem(LcuTypeKind k) {
+  switch (k) {
+  case LT_BOOL: return "RT_BOOL";
+  case LT_CHAR: return "RT_CHAR";
+  case LT_INT: return "RT_INT";
+  default: return "RT_FLOAT";
+  }
+}
+
+static const char *elem_ctype(LcuTypeKind k) { return cg_ctype(lcu_type_base(k)); }
+
+const char *cg_comp_name(Cg *cg, const char *base, const LcuType *ty, int k) {
+  if (ty->kind != LT_TUPLE) return base;
+  return cg_fmt(cg, "%s_%d", base, k);
+}
+
+int cg_loc(Cg *cg, NzLoc loc) {
+  for (int i = cg->locs.n - 1; i >= 0 && i >= cg->locs.n - 64; i--)
+    if (cg->locs.v[i].line == loc.line && cg->locs.v[i].col == loc.col) return i;
+  nz_vec_push(cg->locs, loc);
+  return cg->locs.n - 1;
+}
+
+const char *cg_type_text(Cg *cg, const LcuType *t) {
+  NzBuf b = {0};
+  lcu_type_print(&b, t);
+  const char *s = nz_strndup(cg->arena, b.s ? b.s : "", b.len);
+  nz_buf_free(&b);
+  return s;
+}
+
+static int is_ref(const LcuType *t) { return t->kind == LT_ARRAY || t->kind == LT_SEGDES; }
+
+/* --------------------------------------------------------------- scopes */
+
+static void name_binder(CgScope *s, const LcuBinder *b, const char *suffix) {
+  if (b->slot < 0 || b->slot >= s->nslots) nz_die("codegen: binder %s without a slot", b->name);
+  s->name[b->slot] = cg_fmt(s->cg, "%s_%s%d", b->name, suffix, b->slot);
+  s->ty[b->slot] = b->ty;
+}
+
+static void name_lets(CgScope *s, const LcuExpr *e, const char *suffix) {
+  if (!e) return;
+  if (e->kind == LE_LET)
+    for (int k = 0; k < e->nbinds; k++) name_binder(s, &e->binds[k], suffix);
+  for (int k = 0; k < e->nargs; k++) name_lets(s, e->args[k], suffix);
+}
+
+static void scope_init(CgScope *s, Cg *cg, int nslots, NzBuf *b) {
+  memset(s, 0, sizeof *s);
+  s->cg = cg;
+  s->b = b;
+  s->ind = 1;
+  s->it = "-1";
+  s->nslots = nslots;
+  s->name = NZ_NEWN(cg->arena, const char *, nslots + 1);
+  s->ty = NZ_NEWN(cg->arena, const LcuType *, nslots + 1);
+}
+
+void cg_scope_func(CgScope *s, Cg *cg, const LcuFunc *f, NzBuf *b) {
+  scope_init(s, cg, f->nslots > f->nparams ? f->nslots : f->nparams, b);
+  for (int i = 0; i < f->nparams; i++) name_binder(s, &f->params[i], "");
+  name_lets(s, f->body, "");
+}
+
+void cg_scope_kernel(CgScope *s, Cg *cg, const LcuKernel *k, NzBuf *b) {
+  scope_init(s, cg, k->nslots > k->nparams ? k->nslots : k->nparams, b);
+  for (int i = 0; i < k->nparams; i++) name_binder(s, &k->params[i], "");
+  for (int i = 0; i < k->nsoacs; i++)
+    for (int j = 0; j < k->soacs[i].nbinds; j++) name_binder(s, &k->soacs[i].binds[j], "");
+}
+
+void cg_scope_thunk(CgScope *s, const CgScope *ks, const LcuThunk *t, int tid, const char *it) {
+  scope_init(s, ks->cg, t->nslots > t->nusing + t->nparams ? t->nslots : t->nusing + t->nparams, ks->b);
+  s->ind = ks->ind;
+  s->thunk = 1;
+  s->it = it;
+  for (int i = 0; i < t->nusing; i++) {
+    s->name[i] = ks->name[t->usings[i].slot];
+    s->ty[i] = ks->ty[t->usings[i].slot];
+  }
+  const char *suffix = cg_fmt(ks->cg, "%dt", tid);
+  for (int i = 0; i < t->nparams; i++) name_binder(s, &t->params[i], suffix);
+  name_lets(s, t->body, suffix);
+}
+
+/* ---------------------------------------------------------------- atoms */
+
+static CgAtoms atoms(Cg *cg, int n) {
+  CgAtoms a = {n, NZ_NEWN(cg->arena, const char *, n + 1)};
+  return a;
+}
+
+static CgAtoms atom1(Cg *cg, const char *v) {
+  CgAtoms a = atoms(cg, 1);
+  a.v[0] = v;
+  return a;
+}
+
+/* Releases the reference-counted components of a value (CPU code only). */
+void cg_release_atoms(CgScope *s, const LcuType *ty, const CgAtoms *a) {
+  if (s->thunk) return;
+  for (int k = 0; k < a->n; k++) {
+    const LcuType *ct = lcu_type_component(ty, k);
+    if (ct->kind == LT_ARRAY) cg_line(s, "rt_release(%s);", a->v[k]);
+    else if (ct->kind == LT_SEGDES) cg_line(s, "rt_seg_release(%s);", a->v[k]);
+  }
+}
+
+/* A fresh temporary holding the C expression rhs. */
+static const char *bind_tmp(CgScope *s, const LcuType *ty, const char *rhs) {
+  const char *t = cg_tmp(s->cg);
+  const char *ct = cg_ctype(ty);
+  cg_line(s, "%s%s%s = %s;", ct, ct[strlen(ct) - 1] == '*' ? "" : " ", t, rhs);
+  return t;
+}
+
+static void decl(CgScope *s, const LcuType *ty, const char *name, const char *init) {
+  const char *ct = cg_ctype(ty);
+  cg_line(s, "%s%s%s RT_UNUSED = %s;", ct, ct[strlen(ct) - 1] == '*' ? "" : " ", name, init);
+}
+
+/* An array atom's length and typed data, in either kind of scope. */
+static const char *arr_len(CgScope *s, const char *a) {
+  return s->thunk ? cg_fmt(s->cg, "%s_n", a) : cg_fmt(s->cg, "%s->len", a);
+}
+static const char *arr_data(CgScope *s, const char *a, LcuTypeKind elem) {
+  return s->thunk ? cg_fmt(s->cg, "%s_d", a) : cg_fmt(s->cg, "((%s *)%s->d)", elem_ctype(elem), a);
+}
+
+/* ------------------------------------------------------------ literals */
+
+static const char *float_lit(Cg *cg, double f) {
+  if (isnan(f)) return "NAN";
+  if (isinf(f)) return f > 0 ? "INFINITY" : "(-INFINITY)";
+  char buf[64];
+  snprintf(buf, sizeof buf, "%.17g", f);
+  if (!strpbrk(buf, ".e")) strcat(buf, ".0");
+  return f < 0 || (f == 0 && signbit(f)) ? cg_fmt(cg, "(%s)", buf) : cg_fmt(cg, "%s", buf);
+}
+
+static const char *int_lit(Cg *cg, int32_t v) {
+  if (v == INT32_MIN) return "INT32_MIN";
+  return v < 0 ? cg_fmt(cg, "(%d)", v) : cg_fmt(cg, "%d", v);
+}
+
+/* ----------------------------------------------------------- primitives */
+
+/* One entry per primitive, by its name in lcu_prims.def: a template per
+ * operand kind (%0 %1 %2 the operands, %I the iteration, %L the location), or
+ * a handler for the ones that need more (short circuits, tuples, reference
+ * counts). A new primitive is one entry here and, if the runtime must help,
+ * one function in nessie_rt.h. Entries are matched by name so that a rule may
+ * precede its primitive (fhash and fail_if come with NESL lowering). */
+typedef void (*CgPrimFn)(CgScope *s, const LcuExpr *e, CgAtoms *out);
+typedef struct {
+  const char *prim;
+  const char *i, *f, *other; /* operand kind int, float, anything else */
+  CgPrimFn fn;
+} CgPrimRule;
+
+static void p_shortcircuit(CgScope *s, const LcuExpr *e, CgAtoms *out);
+static void p_select(CgScope *s, const LcuExpr *e, CgAtoms *out);
+static void p_length(CgScope *s, const LcuExpr *e, CgAtoms *out);
+static void p_print(CgScope *s, const LcuExpr *e, CgAtoms *out);
+static void p_segdes_conv(CgScope *s, const LcuExpr *e, CgAtoms *out);
+static void p_fail_if(CgScope *s, const LcuExpr *e, CgAtoms *out);
+
+static const CgPrimRule prim_rules[] = {
+    {"add", "rt_iadd(%0, %1)", "(%0 + %1)", NULL, NULL},
+    {"sub", "rt_isub(%0, %1)", "(%0 - %1)", NULL, NULL},
+    {"mul", "rt_imul(%0, %1)", "(%0 * %1)", NULL, NULL},
+    {"div", "rt_idiv(%0, %1, %I, %L)", "(%0 / %1)", NULL, NULL},
+    {"mod", "rt_imod(%0, %1, %I, %L)", NULL, NULL, NULL},
+    {"neg", "rt_ineg(%0)", "(-%0)", NULL, NULL},
+    {"eq", "(%0 == %1)", "(%0 == %1)", "(%0 == %1)", NULL},
+    {"ne", "(%0 != %1)", "(%0 != %1)", "(%0 != %1)", NULL},
+    {"lt", "(%0 < %1)", "(%0 < %1)", "(%0 < %1)", NULL},
+    {"le", "(%0 <= %1)", "(%0 <= %1)", "(%0 <= %1)", NULL},
+    {"gt", "(%0 > %1)", "(%0 > %1)", "(%0 > %1)", NULL},
+    {"ge", "(%0 >= %1)", "(%0 >= %1)", "(%0 >= %1)", NULL},
+    {"andalso", NULL, NULL, NULL, p_shortcircuit},
+    {"orelse", NULL, NULL, NULL, p_shortcircuit},
+    {"not", "(~%0)", NULL, "(uint8_t)!%0", NULL},
+    {"and", "(%0 & %1)", NULL, "(uint8_t)(%0 & %1)", NULL},
+    {"or", "(%0 | %1)", NULL, "(uint8_t)(%0 | %1)", NULL},
+    {"xor", "(%0 ^ %1)", NULL, "(uint8_t)(%0 ^ %1)", NULL},
+    {"lshift", "rt_shl(%0, %1)", NULL, NULL, NULL},
+    {"rshift", "rt_shr(%0, %1)", NULL, NULL, NULL},
+    {"min", "(%0 <= %1 ? %0 : %1)", "fmin(%0, %1)", "(%0 <= %1 ? %0 : %1)", NULL},
+    {"max", "(%0 >= %1 ? %0 : %1)", "fmax(%0, %1)", "(%0 >= %1 ? %0 : %1)", NULL},
+    {"abs", "rt_iabs(%0)", "fabs(%0)", NULL, NULL},
+    {"sqrt", NULL, "sqrt(%0)", NULL, NULL},
+    {"exp", NULL, "exp(%0)", NULL, NULL},
+    {"ln", NULL, "log(%0)", NULL, NULL},
+    {"sin", NULL, "sin(%0)", NULL, NULL},
+    {"cos", NULL, "cos(%0)", NULL, NULL},
+    {"tan", NULL, "tan(%0)", NULL, NULL},
+    {"asin", NULL, "asin(%0)", NULL, NULL},
+    {"acos", NULL, "acos(%0)", NULL, NULL},
+    {"atan", NULL, "atan(%0)", NULL, NULL},
+    {"sinh", NULL, "sinh(%0)", NULL, NULL},
+    {"cosh", NULL, "cosh(%0)", NULL, NULL},
+    {"tanh", NULL, "tanh(%0)", NULL, NULL},
+    {"pow", NULL, "pow(%0, %1)", NULL, NULL},
+    {"i2f", "((double)%0)", NULL, NULL, NULL},
+    {"trunc", NULL, "rt_f2i(%0, trunc(%0), \"trunc\", %I, %L)", NULL, NULL},
+    {"floor", NULL, "rt_f2i(%0, floor(%0), \"floor\", %I, %L)", NULL, NULL},
+    {"ceil", NULL, "rt_f2i(%0, ceil(%0), \"ceil\", %I, %L)", NULL, NULL},
+    {"round", NULL, "rt_f2i(%0, round(%0), \"round\", %I, %L)", NULL, NULL},
+    {"c2i", NULL, NULL, "((int32_t)%0)", NULL},
+    {"i2c", "rt_i2c(%0, %I, %L)", NULL, NULL, NULL},
+    {"b2i", NULL, NULL, "((int32_t)%0)", NULL},
+    {"select", NULL, NULL, NULL, p_select},
+    {"length", NULL, NULL, NULL, p_length},
+    {"seg_start", NULL, NULL, "rt_seg_start(%0, %1, %I, %L)", NULL},
+    {"seg_len", NULL, NULL, "rt_seg_len(%0, %1, %I, %L)", NULL},
+    {"seg_of", NULL, NULL, "rt_seg_of(%0, %1, %I, %L)", NULL},
+    {"seg_total", NULL, NULL, "((int32_t)%0->total)", NULL},
+    {"make_segdes", NULL, NULL, NULL, p_segdes_conv},
+    {"seg_lengths", NULL, NULL, NULL, p_segdes_conv},
+    {"print", NULL, NULL, NULL, p_print},
+    {"fhash", NULL, "rt_fhash(%0)", NULL, NULL},
+    {"fail_if", NULL, NULL, NULL, p_fail_if},
+};
+
+static const CgPrimRule *prim_rule(LcuPrim p) {
+  const char *name = lcu_prim_info(p)->name;
+  for (size_t i = 0; i < sizeof prim_rules / sizeof prim_rules[0]; i++)
+    if (!strcmp(prim_rules[i].prim, name)) return &prim_rules[i];
+  return NULL;
+}
+
+static LcuTypeKind opkind(const LcuExpr *e) {
+  return e->opty ? e->opty->kind : e->nargs ? e->args[0]->ty->kind : LT_INT;
+}
+
+static const char *expand(CgScope *s, const char *tpl, const CgAtoms *a, const LcuExpr *e) {
+  NzBuf b = {0};
+  for (const char *p = tpl; *p; p++) {
+    if (*p != '%') {
+      nz_buf_putc(&b, *p);
+      continue;
+    }
+    p++;
+    if (*p >= '0' && *p <= '2') nz_buf_puts(&b, a->v[*p - '0']);
+    else if (*p == 'I') nz_buf_puts(&b, s->it);
+    else if (*p == 'L') nz_buf_printf(&b, "%d", cg_loc(s->cg, e->loc));
+    else nz_die("codegen: bad template %s", tpl);
+  }
+  const char *r = nz_strndup(s->cg->arena, b.s ? b.s : "", b.len);
+  nz_buf_free(&b);
+  return r;
+}
+
+static void emit_prim(CgScope *s, const LcuExpr *e, CgAtoms *out) {
+  const CgPrimRule *r = prim_rule(e->prim);
+  if (!r) nz_die("codegen: no rule for primitive %s", lcu_prim_info(e->prim)->name);
+  if (r->fn) {
+    r->fn(s, e, out);
+    return;
+  }
+  LcuTypeKind k = opkind(e);
+  const char *tpl = k == LT_INT && r->i ? r->i : k == LT_FLOAT && r->f ? r->f : r->other;
+  if (!tpl) tpl = r->i ? r->i : r->f;
+  if (!tpl) nz_die("codegen: primitive %s on this type", lcu_prim_info(e->prim)->name);
+  CgAtoms a = atoms(s->cg, e->nargs);
+  for (int k2 = 0; k2 < e->nargs; k2++) {
+    CgAtoms x;
+    cg_expr(s, e->args[k2], &x);
+    a.v[k2] = x.v[0];
+  }
+  *out = atom1(s->cg, bind_tmp(s, e->ty, expand(s, tpl, &a, e)));
+  for (int k2 = 0; k2 < e->nargs; k2++) {
+    CgAtoms x = atom1(s->cg, a.v[k2]);
+    cg_release_atoms(s, e->args[k2]->ty, &x);
+  }
+}
+
+static void p_shortcircuit(CgScope *s, const LcuExpr *e, CgAtoms *out) {
+  CgAtoms a, b;
+  cg_expr(s, e->args[0], &a);
+  const char *r = cg_tmp(s->cg);
+  cg_line(s, "uint8_t %s = %s;", r, a.v[0]);
+  cg_line(s, "if (%s%s) {", e->prim == LP_ANDALSO ? "" : "!", r);
+  s->ind++;
+  cg_expr(s, e->args[1], &b);
+  cg_line(s, "%s = %s;", r, b.v[0]);
+  s->ind--;
+  cg_line(s, "}");
+  *out = atom1(s->cg, r);
+}
+
+/* Both branches evaluated, as the primitive says; one result kept. */
+static void p_select(CgScope *s, const LcuExpr *e, CgAtoms *out) {
+  CgAtoms c, y, n;
+  cg_expr(s, e->args[0], &c);
+  cg_expr(s, e->args[1], &y);
+  cg_expr(s, e->args[2], &n);
+  *out = atoms(s->cg, y.n);
+  for (int k = 0; k < y.n; k++) {
+    const LcuType *ct = lcu_type_component(e->ty, k);
+    out->v[k] = bind_tmp(s, ct, cg_fmt(s->cg, "%s ? %s : %s", c.v[0], y.v[k], n.v[k]));
+    if (!s->thunk && is_ref(ct))
+      cg_line(s, "rt_%srelease(%s ? %s : %s);", ct->kind == LT_SEGDES ? "seg_" : "", c.v[0], n.v[k],
+              y.v[k]);
+  }
+}
+
+static void p_length(CgScope *s, const LcuExpr *e, CgAtoms *out) {
+  CgAtoms a;
+  cg_expr(s, e->args[0], &a);
+  const char *len = opkind(e) == LT_SEGDES ? cg_fmt(s->cg, "%s->nsegs", a.v[0]) : arr_len(s, a.v[0]);
+  *out = atom1(s->cg, bind_tmp(s, e->ty, cg_fmt(s->cg, "(int32_t)%s", len)));
+  cg_release_atoms(s, e->args[0]->ty, &a);
+}
+
+static void p_print(CgScope *s, const LcuExpr *e, CgAtoms *out) {
+  CgAtoms a;
+  cg_expr(s, e->args[0], &a);
+  const LcuType *ty = e->args[0]->ty;
+  const char *c = cg_tmp(s->cg);
+  cg_line(s, "RtCell %s[%d];", c, a.n ? a.n : 1);
+  for (int k = 0; k < a.n; k++) {
+    LcuTypeKind ck = lcu_type_component(ty, k)->kind;
+    const char *f = ck == LT_INT ? "i" : ck == LT_FLOAT ? "f" : ck == LT_ARRAY ? "a" : ck == LT_SEGDES ? "s" : "b";
+    cg_line(s, "%s[%d].%s = %s;", c, k, f, a.v[k]);
+  }
+  cg_line(s, "rt_print(\"%s\", %s);", cg_type_text(s->cg, ty), c);
+  cg_release_atoms(s, ty, &a);
+  *out = atoms(s->cg, 0);
+}
+
+/* fail_if(flag, message): a fault whose text is the [char] message. */
+static void p_fail_if(CgScope *s, const LcuExpr *e, CgAtoms *out) {
+  CgAtoms c, m;
+  cg_expr(s, e->args[0], &c);
+  cg_expr(s, e->args[1], &m);
+  cg_line(s, "if (%s) rt_fail_message(%s, %d);", c.v[0], m.v[0], cg_loc(s->cg, e->loc));
+  cg_release_atoms(s, e->args[1]->ty, &m);
+  *out = atoms(s->cg, 0);
+}
+
+/* make_segdes(lens) and seg_lengths(sd): a new value from a borrowed one. */
+static void p_segdes_conv(CgScope *s, const LcuExpr *e, CgAtoms *out) {
+  CgAtoms a;
+  cg_expr(s, e->args[0], &a);
+  const char *call = e->prim == LP_MAKE_SEGDES
+                         ? cg_fmt(s->cg, "rt_make_segdes(%s, %d)", a.v[0], cg_loc(s->cg, e->loc))
+                         : cg_fmt(s->cg, "rt_seg_lengths(%s)", a.v[0]);
+  *out = atom1(s->cg, bind_tmp(s, e->ty, call));
+  cg_release_atoms(s, e->args[0]->ty, &a);
+}
+
+/* ------------------------------------------------------------ expressions */
+
+/* The variables of binder slot `slot`, one per component. */
+static CgAtoms slot_atoms(CgScope *s, int slot) {
+  const LcuType *ty = s->ty[slot];
+  int n = lcu_type_arity(ty);
+  CgAtoms a = atoms(s->cg, n);
+  for (int k = 0; k < n; k++) a.v[k] = cg_comp_name(s->cg, s->name[slot], ty, k);
+  return a;
+}
+
+static void emit_var(CgScope *s, const LcuExpr *e, CgAtoms *out) {
+  if (e->slot < 0 || e->slot >= s->nslots || !s->name[e->slot])
+    nz_die("codegen: unresolved variable %s", e->name);
+  *out = slot_atoms(s, e->slot);
+  if (s->thunk) return;
+  for (int k = 0; k < out->n; k++) { /* a new reference for the consumer */
+    const LcuType *ct = lcu_type_component(s->ty[e->slot], k);
+    if (is_ref(ct)) {
+      out->v[k] = bind_tmp(s, ct, out->v[k]);
+      cg_line(s, "rt_%sretain(%s);", ct->kind == LT_SEGDES ? "seg_" : "", out->v[k]);
+    }
+  }
+}
+
+static void emit_index(CgScope *s, const LcuExpr *e, CgAtoms *out) {
+  CgAtoms a, i;
+  cg_expr(s, e->args[0], &a);
+  cg_expr(s, e->args[1], &i);
+  LcuTypeKind el = e->args[0]->ty->elem;
+  const char *ix = cg_fmt(s->cg, "rt_ix(%s, %s, %s, %d)", i.v[0], arr_len(s, a.v[0]), s->it, cg_loc(s->cg, e->loc));
+  *out = atom1(s->cg, bind_tmp(s, e->ty, cg_fmt(s->cg, "%s[%s]", arr_data(s, a.v[0], el), ix)));
+  cg_release_atoms(s, e->args[0]->ty, &a);
+}
+
+static void emit_array(CgScope *s, const LcuExpr *e, CgAtoms *out) {
+  LcuTypeKind el = e->opty ? e->opty->kind : e->ty->elem;
+  const char *t = bind_tmp(s, e->ty, cg_fmt(s->cg, "rt_arr_new(%s, %d)", cg_rt_elem(el), e->nargs));
+  for (int k = 0; k < e->nargs; k++) {
+    CgAtoms x;
+    cg_expr(s, e->args[k], &x);
+    cg_line(s, "((%s *)%s->d)[%d] = %s;", elem_ctype(el), t, k, x.v[0]);
+  }
+  *out = atom1(s->cg, t);
+}
+
+static void emit_if(CgScope *s, const LcuExpr *e, CgAtoms *out) {
+  CgAtoms c;
+  cg_expr(s, e->args[0], &c);
+  int n = lcu_type_arity(e->ty);
+  *out = atoms(s->cg, n);
+  for (int k = 0; k < n; k++) {
+    const LcuType *ct = lcu_type_component(e->ty, k);
+    out->v[k] = cg_tmp(s->cg);
+    decl(s, ct, out->v[k], cg_zero(ct));
+  }
+  for (int br = 1; br <= 2; br++) {
+    cg_line(s, br == 1 ? "if (%s) {" : "} else {", c.v[0]);
+    s->ind++;
+    CgAtoms r;
+    cg_expr(s, e->args[br], &r);
+    for (int k = 0; k < n; k++) cg_line(s, "%s = %s;", out->v[k], r.v[k]);
+    s->ind--;
+  }
+  cg_line(s, "}");
+}
+
+static void emit_let(CgScope *s, const LcuExpr *e, CgAtoms *out) {
+  CgAtoms r;
+  cg_expr(s, e->args[0], &r);
+  int at = 0;
+  for (int b = 0; b < e->nbinds; b++) {
+    const LcuBinder *bd = &e->binds[b];
+    CgAtoms v = slot_atoms(s, bd->slot);
+    for (int k = 0; k < v.n; k++) decl(s, lcu_type_component(bd->ty, k), v.v[k], r.v[at++]);
+  }
+  cg_expr(s, e->args[1], out);
+  for (int b = e->nbinds - 1; b >= 0; b--) {
+    CgAtoms v = slot_atoms(s, e->binds[b].slot);
+    cg_release_atoms(s, e->binds[b].ty, &v);
+  }
+}
+
+static void emit_tuple(CgScope *s, const LcuExpr *e, CgAtoms *out) {
+  *out = atoms(s->cg, lcu_type_arity(e->ty));
+  int at = 0;
+  for (int k = 0; k < e->nargs; k++) {
+    CgAtoms x;
+    cg_expr(s, e->args[k], &x);
+    for (int j = 0; j < x.n; j++) out->v[at++] = x.v[j];
+  }
+}
+
+/* Calls of CPU functions and kernels: borrowed arguments, owned results. */
+static void emit_call(CgScope *s, const LcuExpr *e, const char *callee, const LcuType *ret, CgAtoms *out) {
+  NzBuf call = {0};
+  nz_buf_printf(&call, "%s(", callee);
+  CgAtoms *args = NZ_NEWN(s->cg->arena, CgAtoms, e->nargs + 1);
+  int first = 1;
+  for (int k = 0; k < e->nargs; k++) {
+    cg_expr(s, e->args[k], &args[k]);
+    for (int j = 0; j < args[k].n; j++) {
+      nz_buf_printf(&call, "%s%s", first ? "" : ", ", args[k].v[j]);
+      first = 0;
+    }
+  }
+  int n = lcu_type_arity(ret);
+  *out = atoms(s->cg, n);
+  for (int k = 0; k < n; k++) {
+    const LcuType *ct = lcu_type_component(ret, k);
+    out->v[k] = cg_tmp(s->cg);
+    decl(s, ct, out->v[k], cg_zero(ct));
+    nz_buf_printf(&call, "%s&%s", first ? "" : ", ", out->v[k]);
+    first = 0;
+  }
+  nz_buf_puts(&call, ");");
+  /* a runaway recursion is a fault at the call, as in the interpreter */
+  int cpu_call = e->kind == LE_CALL;
+  if (cpu_call) cg_line(s, "rt_enter(%d);", cg_loc(s->cg, e->loc));
+  cg_line(s, "%s", call.s);
+  if (cpu_call) cg_line(s, "rt_leave();");
+  nz_buf_free(&call);
+  for (int k = 0; k < e->nargs; k++) cg_release_atoms(s, e->args[k]->ty, &args[k]);
+}
+
+void cg_expr(CgScope *s, const LcuExpr *e, CgAtoms *out) {
+  Cg *cg = s->cg;
+  switch (e->kind) {
+  case LE_INT: *out = atom1(cg, int_lit(cg, e->lit.i)); return;
+  case LE_FLOAT: *out = atom1(cg, float_lit(cg, e->lit.f)); return;
+  case LE_BOOL: *out = atom1(cg, e->lit.b ? "1" : "0"); return;
+  case LE_CHAR: *out = atom1(cg, cg_fmt(cg, "%d", e->lit.c)); return;
+  case LE_VAR: emit_var(s, e, out); return;
+  case LE_ARRAY: emit_array(s, e, out); return;
+  case LE_PRIM: emit_prim(s, e, out); return;
+  case LE_IF: emit_if(s, e, out); return;
+  case LE_LET: emit_let(s, e, out); return;
+  case LE_TUPLE: emit_tuple(s, e, out); return;
+  case LE_INDEX: emit_index(s, e, out); return;
+  case LE_CALL: {
+    const LcuFunc *f = e->target;
+    emit_call(s, e, cg_func_cname(cg, f), f->ret, out);
+    return;
+  }
+  case LE_RUN: {
+    const LcuKernel *k = e->target;
+    emit_call(s, e, cg_kernel_cname(cg, k), k->ret, out);
+    return;
+  }
+  }
+  nz_die("codegen: bad expression kind %d", (int)e->kind);
+}
+
+/* ------------------------------------------------- functions and kernels */
+
+const char *cg_kernel_cname(Cg *cg, const LcuKernel *k) { return cg_fmt(cg, "%s_kernel", k->name); }
+const char *cg_func_cname(Cg *cg, const LcuFunc *f) { return cg_fmt(cg, "%s_fn", f->name); }
+
+static void proto(Cg *cg, NzBuf *b, const char *name, int np, const LcuBinder *ps, const LcuType *ret) {
+  nz_buf_printf(b, "static void %s(", name);
+  int first = 1;
+  for (int i = 0; i < np; i++)
+    for (int k = 0; k < lcu_type_arity(ps[i].ty); k++) {
+      const char *ct = cg_ctype(lcu_type_component(ps[i].ty, k));
+      nz_buf_printf(b, "%sRT_UNUSED %s%s%s", first ? "" : ", ", ct, ct[strlen(ct) - 1] == '*' ? "" : " ",
+                    cg_comp_name(cg, cg_fmt(cg, "%s_%d", ps[i].name, ps[i].slot), ps[i].ty, k));
+      first = 0;
+    }
+  for (int k = 0; k < lcu_type_arity(ret); k++) {
+    const char *ct = cg_ctype(lcu_type_component(ret, k));
+    nz_buf_printf(b, "%s%s%s*out%d", first ? "" : ", ", ct, ct[strlen(ct) - 1] == '*' ? "" : " ", k);
+    first = 0;
+  }
+  if (first) nz_buf_puts(b, "void");
+  nz_buf_putc(b, ')');
+}
+
+void cg_kernel_proto(Cg *cg, NzBuf *b, const LcuKernel *k) {
+  proto(cg, b, cg_kernel_cname(cg, k), k->nparams, k->params, k->ret);
+}
+
+void cg_func_proto(Cg *cg, NzBuf *b, const LcuFunc *f) {
+  proto(cg, b, cg_func_cname(cg, f), f->nparams, f->params, f->ret);
+}
+
+void cg_func(Cg *cg, const LcuFunc *f) {
+  NzBuf *b = &cg->body;
+  nz_buf_printf(b, "/* function %s */\n", f->name);
+  cg_func_proto(cg, b, f);
+  nz_buf_puts(b, " {\n");
+  CgScope s;
+  cg_scope_func(&s, cg, f, b);
+  cg->tmp = 0;
+  CgAtoms r;
+  cg_expr(&s, f->body, &r);
+  for (int k = 0; k < r.n; k++) cg_line(&s, "*out%d = %s;", k, r.v[k]);
+  nz_buf_puts(b, "}\n\n");
+}
+
+/* ---------------------------------------------------- reduction operators */
+
+const char *cg_rop_identity(LcuRop r) {
+  switch (r) {
+  case LR_IADD: case LR_IOR: case LR_IXOR: return "0";
+  case LR_IMUL: return "1";
+  case LR_IAND: return "(-1)";
+  case LR_IMAX: return "INT32_MIN";
+  case LR_IMIN: return "INT32_MAX";
+  case LR_FADD: return "0.0";
+  case LR_FMUL: return "1.0";
+  case LR_FMAX: return "(-INFINITY)";
+  case LR_FMIN: return "INFINITY";
+  case LR_BAND: return "1";
+  case LR_BOR: case LR_BXOR: return "0";
+  default: nz_die("codegen: no identity for %s", lcu_rop_name(r));
+  }
+}
+
+const char *cg_rop_apply(Cg *cg, LcuRop r, const char *a, const char *b) {
+  switch (r) {
+  case LR_IADD: return cg_fmt(cg, "rt_iadd(%s, %s)", a, b);
+  case LR_IMUL: return cg_fmt(cg, "rt_imul(%s, %s)", a, b);
+  case LR_IMAX: return cg_fmt(cg, "(%s > %s ? %s : %s)", a, b, a, b);
+  case LR_IMIN: return cg_fmt(cg, "(%s < %s ? %s : %s)", a, b, a, b);
+  case LR_IAND: case LR_BAND: return cg_fmt(cg, "(%s & %s)", a, b);
+  case LR_IOR: case LR_BOR: return cg_fmt(cg, "(%s | %s)", a, b);
+  case LR_IXOR: case LR_BXOR: return cg_fmt(cg, "(%s ^ %s)", a, b);
+  case LR_FADD: return cg_fmt(cg, "(%s + %s)", a, b);
+  case LR_FMUL: return cg_fmt(cg, "(%s * %s)", a, b);
+  case LR_FMAX: return cg_fmt(cg, "fmax(%s, %s)", a, b);
+  case LR_FMIN: return cg_fmt(cg, "fmin(%s, %s)", a, b);
+  default: nz_die("codegen: %s does not combine", lcu_rop_name(r));
+  }
+}

@@ -1,0 +1,261 @@
+/* nessie_rt.h — the runtime library that compiled λcu programs link against
+ * (the C back end; runtime/README.md). Prefix: rt_. Everything a generated
+ * program uses is declared here; it includes nothing of the compiler.
+ *
+ * Values: a flat array is an RtArr (reference counted, immutable once built),
+ * a segment descriptor an RtSeg; scalars are int32_t (int), double (float),
+ * uint8_t (bool, 0 or 1, and char). Tuples never exist at run time: generated
+ * code keeps one C variable per component.
+ *
+ * Faults: rt_fault(it, loc, ...) with it < 0 prints the interpreter's message
+ * and exits 1 at once (sequential code). Inside a parallel loop `it` is the
+ * iteration (element) being evaluated: the fault of the lowest iteration is
+ * kept, the loop runs to its end on dummy values, and rt_fault_check() after
+ * the loop reports it, so the message is the one a sequential run gives. */
+#ifndef NESSIE_RT_H
+#define NESSIE_RT_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__GNUC__)
+#define RT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define RT_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define RT_UNUSED __attribute__((unused)) /* generated names a program may not read */
+#else
+#define RT_UNUSED
+#define RT_UNLIKELY(x) (x)
+#define RT_PRINTF(a, b)
+#endif
+
+/* ------------------------------------------------------------- values */
+
+enum { RT_BOOL, RT_CHAR, RT_INT, RT_FLOAT }; /* element kinds, as LcuTypeKind */
+
+typedef struct RtArr {
+  int64_t refs;
+  int64_t len;
+  int elem;
+  void *d; /* len elements (room for at least one) */
+} RtArr;
+
+typedef struct RtSeg {
+  int64_t refs;
+  int64_t nsegs, total;
+  int32_t *lens;   /* nsegs */
+  int64_t *starts; /* nsegs + 1; starts[nsegs] == total */
+  int32_t *segof;  /* total entries, built on demand (rt_seg_need_segof) */
+} RtSeg;
+
+/* One component of a value crossing the runtime boundary (main's arguments
+ * and result, print): the type string says which field. */
+typedef union {
+  int32_t i;
+  double f;
+  uint8_t b; /* bool and char */
+  RtArr *a;
+  RtSeg *s;
+} RtCell;
+
+/* ------------------------------------------------ memory (rt_mem.c) */
+
+/* Every block of the runtime and of generated code comes from here; the
+ * counters feed the profile (bytes allocated, live and peak). Allocation
+ * failure is the fault "out of memory", exit 1. */
+void *rt_alloc(size_t n);
+void *rt_calloc(size_t n);
+void rt_free(void *p);
+extern int64_t rt_bytes_allocated, rt_bytes_live, rt_bytes_peak;
+
+RtArr *rt_arr_new(int elem, int64_t len);      /* uninitialised elements */
+RtArr *rt_arr_zeroed(int elem, int64_t len);   /* zero-filled */
+void rt_arr_free(RtArr *a);
+RtSeg *rt_seg_from_lens(const int32_t *lens, int64_t nsegs); /* lens >= 0, checked by caller */
+void rt_seg_free(RtSeg *s);
+void rt_seg_need_segof(RtSeg *s); /* before a parallel loop that uses seg_of */
+
+static inline void rt_retain(RtArr *a) { a->refs++; }
+static inline void rt_release(RtArr *a) {
+  if (a && --a->refs == 0) rt_arr_free(a);
+}
+static inline void rt_seg_retain(RtSeg *s) { s->refs++; }
+static inline void rt_seg_release(RtSeg *s) {
+  if (s && --s->refs == 0) rt_seg_free(s);
+}
+
+/* ------------------------------------------------- faults (rt_fault.c) */
+
+typedef struct {
+  int line, col;
+  const char *text; /* the source line, for the caret display */
+} RtLoc;
+
+void rt_fault(int64_t it, int loc, const char *fmt, ...) RT_PRINTF(3, 4);
+extern volatile int rt_fault_pending;
+void rt_fault_report(void); /* prints the kept fault, exits 1 */
+static inline void rt_fault_check(void) {
+  if (RT_UNLIKELY(rt_fault_pending)) rt_fault_report();
+}
+/* The iteration of the kept fault (INT64_MAX if none): loops may stop past it. */
+extern volatile int64_t rt_fault_iter;
+void rt_fault_index(int64_t it, int loc, int32_t i, int64_t len);
+void rt_fault_f2i(int64_t it, int loc, const char *name, double x);
+void rt_fault_negative_size(int loc, const char *name, int64_t n);
+void rt_fault_permute_range(int64_t it, int loc, int32_t d, int64_t m);
+void rt_fault_permute_collide(int64_t it, int loc, int32_t d, int64_t first);
+
+/* Runaway recursion in CPU code: functions call rt_enter/rt_leave. */
+extern char *rt_stack_limit;
+extern int64_t rt_depth;
+void rt_fault_deep(int loc);
+static inline void rt_enter(int loc) {
+  rt_depth++;
+  if (RT_UNLIKELY((char *)__builtin_frame_address(0) < rt_stack_limit)) rt_fault_deep(loc);
+}
+static inline void rt_leave(void) { rt_depth--; }
+
+/* ------------------------------------------- scalar primitives (inline) */
+
+static inline int32_t rt_iadd(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
+static inline int32_t rt_isub(int32_t a, int32_t b) { return (int32_t)((uint32_t)a - (uint32_t)b); }
+static inline int32_t rt_imul(int32_t a, int32_t b) { return (int32_t)((uint32_t)a * (uint32_t)b); }
+static inline int32_t rt_ineg(int32_t a) { return (int32_t)(0u - (uint32_t)a); }
+static inline int32_t rt_iabs(int32_t a) { return a < 0 ? rt_ineg(a) : a; }
+static inline int32_t rt_idiv(int32_t a, int32_t b, int64_t it, int loc) {
+  if (RT_UNLIKELY(b == 0)) {
+    rt_fault(it, loc, "integer division by zero");
+    return 0;
+  }
+  return b == -1 ? rt_ineg(a) : a / b;
+}
+static inline int32_t rt_imod(int32_t a, int32_t b, int64_t it, int loc) {
+  if (RT_UNLIKELY(b == 0)) {
+    rt_fault(it, loc, "integer modulo by zero");
+    return 0;
+  }
+  return b == -1 ? 0 : a % b;
+}
+static inline int32_t rt_shl(int32_t a, int32_t n) {
+  return (uint32_t)n >= 32 ? 0 : (int32_t)((uint32_t)a << n);
+}
+static inline int32_t rt_shr(int32_t a, int32_t n) {
+  return (uint32_t)n >= 32 ? (a < 0 ? -1 : 0) : a >> n;
+}
+/* float -> int conversions: r is trunc/floor/ceil/round of x. */
+static inline int32_t rt_f2i(double x, double r, const char *name, int64_t it, int loc) {
+  if (RT_UNLIKELY(!(r >= -2147483648.0 && r <= 2147483647.0))) {
+    rt_fault_f2i(it, loc, name, x);
+    return 0;
+  }
+  return (int32_t)r;
+}
+static inline uint8_t rt_i2c(int32_t a, int64_t it, int loc) {
+  if (RT_UNLIKELY(a < 0 || a > 255)) {
+    rt_fault(it, loc, "i2c(%d): a char code is 0..255", a);
+    return 0;
+  }
+  return (uint8_t)a;
+}
+/* A checked subscript: i itself, or 0 after recording the fault. */
+static inline int64_t rt_ix(int32_t i, int64_t len, int64_t it, int loc) {
+  if (RT_UNLIKELY((uint64_t)(int64_t)i >= (uint64_t)len)) {
+    rt_fault_index(it, loc, i, len);
+    return 0;
+  }
+  return i;
+}
+static inline int32_t rt_seg_start(const RtSeg *s, int32_t j, int64_t it, int loc) {
+  if (RT_UNLIKELY(j < 0 || j > s->nsegs)) {
+    rt_fault(it, loc, "seg_start: segment %d out of range (%lld segments)", j, (long long)s->nsegs);
+    return 0;
+  }
+  return (int32_t)s->starts[j];
+}
+static inline int32_t rt_seg_len(const RtSeg *s, int32_t j, int64_t it, int loc) {
+  if (RT_UNLIKELY(j < 0 || j >= s->nsegs)) {
+    rt_fault(it, loc, "seg_len: segment %d out of range (%lld segments)", j, (long long)s->nsegs);
+    return 0;
+  }
+  return s->lens[j];
+}
+static inline int32_t rt_seg_of(const RtSeg *s, int32_t i, int64_t it, int loc) {
+  if (RT_UNLIKELY(i < 0 || i >= s->total)) {
+    rt_fault(it, loc, "seg_of: element %d out of range (%lld elements)", i, (long long)s->total);
+    return 0;
+  }
+  if (RT_UNLIKELY(!s->segof)) rt_seg_need_segof((RtSeg *)s); /* CPU code; kernels build it first */
+  return s->segof[i];
+}
+
+/* fhash(x): the low word xor the high word of x's bits, -0.0 as 0.0 (NESL's hash). */
+static inline int32_t rt_fhash(double x) {
+  double d = x == 0 ? 0 : x;
+  uint64_t u;
+  memcpy(&u, &d, 8);
+  return (int32_t)(uint32_t)(u ^ (u >> 32));
+}
+
+/* CPU-only primitives (rt_io.c). The argument is borrowed. */
+void rt_fail_message(const RtArr *msg, int loc); /* fail_if: the fault's text is msg */
+RtSeg *rt_make_segdes(const RtArr *lens, int loc);
+RtArr *rt_seg_lengths(const RtSeg *s);
+/* print(v): `type` is the λcu type text of v ("(int, [float])"), cells its
+ * components; prints the value and a newline like the interpreter. */
+void rt_print(const char *type, const RtCell *cells);
+
+/* ------------------------------------------- parallel loops (rt_par.c) */
+
+/* Reductions, scans and segmented operations split the iteration space into
+ * blocks of rt_block elements (NESSIE_RT_BLOCK, default 16384): each block is
+ * folded left to right, and block results are combined left to right, so the
+ * result depends on n and rt_block only, never on the number of threads. */
+extern int64_t rt_block;
+static inline int64_t rt_nblocks(int64_t n) { return n <= 0 ? 0 : (n + rt_block - 1) / rt_block; }
+/* First segment a block starting at flat position lo must visit: the one
+ * holding lo, or the first (empty ones included) starting at lo. */
+int64_t rt_seg_first(const RtSeg *s, int64_t lo);
+/* dst[b] = max(dst[b], i), atomically (PERMUTE ... into: the last write wins). */
+static inline void rt_atomic_max(int64_t *dst, int64_t i) {
+  int64_t cur = __atomic_load_n(dst, __ATOMIC_RELAXED);
+  while (cur < i && !__atomic_compare_exchange_n(dst, &cur, i, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
+}
+/* Returns the old flag and sets it. */
+static inline int rt_atomic_mark(uint8_t *flag) { return __atomic_exchange_n(flag, 1, __ATOMIC_RELAXED); }
+
+/* ------------------------------------------------ profile (rt_prof.c) */
+
+typedef struct {
+  const char *kernel, *cluster;
+  int soacs;
+  int64_t launches, elements, bytes;
+  double seconds;
+} RtKernelStat;
+double rt_now(void);
+/* Called at a kernel's end with its start time and the allocation counter then. */
+void rt_prof_kernel(RtKernelStat *k, int64_t elements, double t0, int64_t bytes0);
+
+/* ------------------------------------------------ programs (rt_io.c) */
+
+typedef struct {
+  const char *program; /* the source file, as in messages */
+  const RtLoc *locs;
+  int nparams;
+  const char *const *param_names;
+  const char *const *param_types; /* λcu type text of each main parameter */
+  const char *result_type;
+  int nparam_cells, nresult_cells;
+  void (*entry)(const RtCell *args, RtCell *result);
+  RtKernelStat *const *kernels;
+  int nkernels;
+  const char *profile_default; /* CSV path when built with --profile, else NULL */
+} RtProgram;
+
+/* The generated main: parses main's arguments (literals, or --random-inputs
+ * [--seed=S] [--max-len=N] as `nessie lcu run`), runs the program on a thread
+ * with a large stack, prints the result, writes the profile. */
+int rt_main(int argc, char **argv, const RtProgram *p);
+
+#endif

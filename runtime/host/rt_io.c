@@ -1,0 +1,319 @@
+/* rt_io.c — a compiled program's boundary: main's arguments (the literals and
+ * random inputs of `nessie lcu run`, through the λcu value code, so both read
+ * and print values identically), result printing, print and the segment
+ * descriptor primitives, and rt_main. */
+#include <errno.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "lcu.h"
+#include "nessie_rt.h"
+#include "rt_internal.h"
+
+const RtProgram *rt_current;
+
+void rt_float_text(char *buf, size_t cap, double x) {
+  NzBuf b = {0};
+  lcu_float_print(&b, x);
+  snprintf(buf, cap, "%s", b.s ? b.s : "");
+  nz_buf_free(&b);
+}
+
+/* ------------------------------------------------- types from their text */
+
+static const LcuType *parse_type(const char **s);
+
+static void skip_ws(const char **s) {
+  while (**s == ' ') (*s)++;
+}
+
+static int word(const char **s, const char *w) {
+  size_t n = strlen(w);
+  if (strncmp(*s, w, n)) return 0;
+  *s += n;
+  return 1;
+}
+
+static LcuTypeKind base_kind(const char **s) {
+  if (word(s, "bool")) return LT_BOOL;
+  if (word(s, "char")) return LT_CHAR;
+  if (word(s, "int")) return LT_INT;
+  if (word(s, "float")) return LT_FLOAT;
+  nz_die("runtime: bad type text at '%s'", *s);
+}
+
+static const LcuType *parse_type(const char **s) {
+  skip_ws(s);
+  if (word(s, "segdes")) return lcu_type_base(LT_SEGDES);
+  if (word(s, "[")) {
+    LcuTypeKind k = base_kind(s);
+    if (!word(s, "]")) nz_die("runtime: bad array type text");
+    return lcu_type_array(k);
+  }
+  if (word(s, "(")) {
+    const LcuType *el[64];
+    int n = 0;
+    skip_ws(s);
+    while (!word(s, ")")) {
+      if (n == 64) nz_die("runtime: tuple type too wide");
+      el[n++] = parse_type(s);
+      skip_ws(s);
+      word(s, ",");
+      skip_ws(s);
+    }
+    return lcu_type_tuple(n, el);
+  }
+  return lcu_type_base(base_kind(s));
+}
+
+static const LcuType *type_of_text(const char *text) {
+  const char *s = text;
+  return parse_type(&s);
+}
+
+/* ------------------------------------------ cells <-> interpreter values */
+
+static int elem_of(LcuTypeKind k) {
+  switch (k) {
+  case LT_BOOL: return RT_BOOL;
+  case LT_CHAR: return RT_CHAR;
+  case LT_INT: return RT_INT;
+  default: return RT_FLOAT;
+  }
+}
+
+static size_t elem_bytes(LcuTypeKind k) { return k == LT_FLOAT ? 8 : k == LT_INT ? 4 : 1; }
+
+/* Converts v (released here) into cells; returns the cells written. */
+static int to_cells(LcuValue v, RtCell *c) {
+  switch (v.kind) {
+  case LT_BOOL: c->b = (uint8_t)(v.u.b != 0); return 1;
+  case LT_CHAR: c->b = v.u.c; return 1;
+  case LT_INT: c->i = v.u.i; return 1;
+  case LT_FLOAT: c->f = v.u.f; return 1;
+  case LT_ARRAY: {
+    RtArr *a = rt_arr_new(elem_of(v.u.arr->elem), v.u.arr->len);
+    if (a->len) memcpy(a->d, v.u.arr->d.b, elem_bytes(v.u.arr->elem) * (size_t)a->len);
+    c->a = a;
+    lcu_value_release(v);
+    return 1;
+  }
+  case LT_SEGDES:
+    c->s = rt_seg_from_lens(v.u.sd->lens, v.u.sd->nsegs);
+    lcu_value_release(v);
+    return 1;
+  case LT_TUPLE: {
+    int n = 0;
+    for (int k = 0; k < v.u.tup.n; k++) n += to_cells(v.u.tup.elems[k], c + n);
+    free(v.u.tup.elems);
+    return n;
+  }
+  }
+  return 0;
+}
+
+/* Prints the value of type ty held in cells; returns the cells read. The
+ * arrays are borrowed: the LcuArray views point at the runtime's data. */
+static int print_cells(NzBuf *b, const LcuType *ty, const RtCell *c) {
+  LcuValue v = {.kind = ty->kind};
+  switch (ty->kind) {
+  case LT_BOOL: v.u.b = c->b; break;
+  case LT_CHAR: v.u.c = c->b; break;
+  case LT_INT: v.u.i = c->i; break;
+  case LT_FLOAT: v.u.f = c->f; break;
+  case LT_ARRAY: {
+    LcuArray view = {1, ty->elem, c->a->len, {.b = c->a->d}};
+    v.u.arr = &view;
+    lcu_value_print(b, v);
+    return 1;
+  }
+  case LT_SEGDES: {
+    LcuSegdes view = {1, c->s->nsegs, c->s->total, c->s->lens, c->s->starts, NULL};
+    v.u.sd = &view;
+    lcu_value_print(b, v);
+    return 1;
+  }
+  case LT_TUPLE: {
+    int n = 0;
+    nz_buf_putc(b, '(');
+    for (int k = 0; k < ty->n; k++) {
+      if (k) nz_buf_puts(b, ", ");
+      n += print_cells(b, ty->elems[k], c + n);
+    }
+    nz_buf_putc(b, ')');
+    return n;
+  }
+  }
+  lcu_value_print(b, v);
+  return 1;
+}
+
+static int release_cells(const LcuType *ty, RtCell *c) {
+  switch (ty->kind) {
+  case LT_ARRAY: rt_release(c->a); return 1;
+  case LT_SEGDES: rt_seg_release(c->s); return 1;
+  case LT_TUPLE: {
+    int n = 0;
+    for (int k = 0; k < ty->n; k++) n += release_cells(ty->elems[k], c + n);
+    return n;
+  }
+  default: return 1;
+  }
+}
+
+void rt_print(const char *type, const RtCell *cells) {
+  NzBuf b = {0};
+  print_cells(&b, type_of_text(type), cells);
+  nz_buf_putc(&b, '\n');
+  fwrite(b.s, 1, b.len, stdout);
+  nz_buf_free(&b);
+}
+
+/* --------------------------------------------------- CPU-only primitives */
+
+RtSeg *rt_make_segdes(const RtArr *lens, int loc) {
+  const int32_t *l = lens->d;
+  int64_t total = 0;
+  for (int64_t j = 0; j < lens->len; j++) {
+    if (l[j] < 0)
+      rt_fault(-1, loc, "make_segdes: negative segment length %d at position %lld", l[j], (long long)j);
+    total += l[j];
+  }
+  if (total > INT32_MAX)
+    rt_fault(-1, loc, "make_segdes: %lld elements in all, more than an int can index", (long long)total);
+  return rt_seg_from_lens(l, lens->len);
+}
+
+void rt_fail_message(const RtArr *msg, int loc) {
+  rt_fault(-1, loc, "%.*s", (int)msg->len, (const char *)msg->d);
+}
+
+RtArr *rt_seg_lengths(const RtSeg *s) {
+  RtArr *a = rt_arr_new(RT_INT, s->nsegs);
+  if (s->nsegs) memcpy(a->d, s->lens, sizeof(int32_t) * (size_t)s->nsegs);
+  return a;
+}
+
+/* ------------------------------------------------------------- rt_main */
+
+typedef struct {
+  const RtProgram *p;
+  RtCell *args, *res;
+  double seconds;
+} Job;
+
+static void *run_job(void *arg) {
+  Job *j = arg;
+  rt_stack_limit = (char *)__builtin_frame_address(0) - (((size_t)1 << 30) - ((size_t)64 << 20));
+  double t0 = rt_now();
+  j->p->entry(j->args, j->res);
+  j->seconds = rt_now() - t0;
+  return NULL;
+}
+
+static int usage(const RtProgram *p, const char *prog) {
+  fprintf(stderr,
+          "usage: %s ARG... | --random-inputs [--seed=S] [--max-len=N]\n"
+          "  compiled from %s; ARGs are literals of main's parameter types (%d)\n",
+          prog, p->program, p->nparams);
+  return 2;
+}
+
+int rt_main(int argc, char **argv, const RtProgram *p) {
+  rt_current = p;
+  /* Arrays come and go: keep freed memory in the process for the next ones
+   * instead of returning it to the kernel, which must zero it again (as the
+   * NESL interpreter does). */
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);
+  const char *blk = getenv("NESSIE_RT_BLOCK");
+  if (blk && atoll(blk) > 0) rt_block = atoll(blk);
+  int random_inputs = 0, nvals = 0;
+  long long seed = 1, maxlen = 10;
+  const char **vals = calloc((size_t)argc + 1, sizeof *vals);
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    char *end;
+    if (!strcmp(a, "--random-inputs")) {
+      random_inputs = 1;
+    } else if (!strncmp(a, "--seed=", 7)) {
+      seed = strtoll(a + 7, &end, 10);
+      if (*end || end == a + 7) return free(vals), usage(p, argv[0]);
+    } else if (!strncmp(a, "--max-len=", 10)) {
+      maxlen = strtoll(a + 10, &end, 10);
+      if (*end || end == a + 10 || maxlen < 0) return free(vals), usage(p, argv[0]);
+    } else if (a[0] == '-' && a[1] == '-') {
+      fprintf(stderr, "%s: unknown option '%s'\n", argv[0], a);
+      free(vals);
+      return 2;
+    } else {
+      vals[nvals++] = a;
+    }
+  }
+  RtCell *args = calloc((size_t)p->nparam_cells + 1, sizeof(RtCell));
+  RtCell *res = calloc((size_t)p->nresult_cells + 1, sizeof(RtCell));
+  int rc = 0, ncell = 0, nargs = 0;
+  if (random_inputs && nvals) {
+    fprintf(stderr, "nessie lcu run: give either arguments or --random-inputs, not both\n");
+    rc = 2;
+  } else if (!random_inputs && nvals != p->nparams) {
+    fprintf(stderr, "nessie lcu run: main takes %d argument%s, %d given\n", p->nparams,
+            p->nparams == 1 ? "" : "s", nvals);
+    rc = 2;
+  } else {
+    LcuRng rng = {(uint64_t)seed * 0x9E3779B97F4A7C15ull + 1, maxlen};
+    for (; nargs < p->nparams; nargs++) {
+      const LcuType *ty = type_of_text(p->param_types[nargs]);
+      LcuValue v;
+      if (random_inputs) {
+        v = lcu_value_random(&rng, ty);
+      } else {
+        char what[64];
+        snprintf(what, sizeof what, "argument %d (%s)", nargs + 1, p->param_names[nargs]);
+        if (lcu_value_parse(vals[nargs], ty, &v, what) != 0) {
+          rc = 2;
+          break;
+        }
+      }
+      ncell += to_cells(v, args + ncell);
+    }
+  }
+  double wall = 0;
+  if (rc == 0) {
+    Job job = {p, args, res, 0};
+    pthread_attr_t attr;
+    pthread_t th;
+    if (pthread_attr_init(&attr) || pthread_attr_setstacksize(&attr, (size_t)1 << 30) ||
+        pthread_create(&th, &attr, run_job, &job)) {
+      fprintf(stderr, "%s: cannot start the program's thread: %s\n", argv[0], strerror(errno));
+      return 3;
+    }
+    pthread_join(th, NULL);
+    pthread_attr_destroy(&attr);
+    wall = job.seconds;
+    NzBuf b = {0};
+    const LcuType *rty = type_of_text(p->result_type);
+    print_cells(&b, rty, res);
+    if (b.len) fwrite(b.s, 1, b.len, stdout);
+    putchar('\n');
+    nz_buf_free(&b);
+    release_cells(rty, res);
+    if (getenv("NESSIE_TIME")) fprintf(stderr, "seconds %.6f\n", wall);
+  }
+  int at = 0;
+  for (int k = 0; k < nargs; k++) at += release_cells(type_of_text(p->param_types[k]), args + at);
+  fflush(stdout);
+  const char *prof = getenv("NESSIE_PROFILE");
+  if (!prof || !*prof) prof = p->profile_default;
+  if (rc == 0 && prof && rt_prof_write(p, prof, wall) != 0) rc = 1;
+  if (rc == 0 && getenv("NESSIE_RT_LIVE"))
+    fprintf(stderr, "live bytes at exit: %lld (peak %lld, allocated %lld)\n", (long long)rt_bytes_live,
+            (long long)rt_bytes_peak, (long long)rt_bytes_allocated);
+  free(args);
+  free(res);
+  free(vals);
+  nz_intern_free_all();
+  return rc;
+}

@@ -1,0 +1,105 @@
+/* rt_mem.c — the runtime's one allocator (byte counters for the profile) and
+ * the arrays and segment descriptors built on it. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "nessie_rt.h"
+
+int64_t rt_bytes_allocated, rt_bytes_live, rt_bytes_peak;
+
+/* Each block carries its size in a 16-byte header, so rt_free can count. */
+typedef union {
+  size_t n;
+  max_align_t align;
+} Hdr;
+
+/* The interpreter's message (compiler/common/arena.c), exit 1. */
+static void out_of_memory(size_t count, size_t size) {
+  fflush(stdout);
+  if (size) fprintf(stderr, "nessie: error: out of memory allocating %zu x %zu bytes\n", count, size);
+  else fprintf(stderr, "nessie: error: out of memory allocating %zu bytes\n", count);
+  exit(1);
+}
+
+static void *counted(Hdr *h, size_t n) {
+  if (!h) out_of_memory(n, 0);
+  h->n = n;
+  rt_bytes_allocated += (int64_t)n;
+  rt_bytes_live += (int64_t)n;
+  if (rt_bytes_live > rt_bytes_peak) rt_bytes_peak = rt_bytes_live;
+  return h + 1;
+}
+
+void *rt_alloc(size_t n) {
+  if (n > SIZE_MAX - sizeof(Hdr)) return counted(NULL, n);
+  return counted(malloc(sizeof(Hdr) + n), n);
+}
+
+void *rt_calloc(size_t n) {
+  if (n > SIZE_MAX - sizeof(Hdr)) return counted(NULL, n);
+  return counted(calloc(1, sizeof(Hdr) + n), n);
+}
+
+void rt_free(void *p) {
+  if (!p) return;
+  Hdr *h = (Hdr *)p - 1;
+  rt_bytes_live -= (int64_t)h->n;
+  free(h);
+}
+
+static size_t elem_size(int elem) { return elem == RT_FLOAT ? 8 : elem == RT_INT ? 4 : 1; }
+
+static RtArr *arr_new(int elem, int64_t len, int zero) {
+  size_t count = (size_t)(len > 0 ? len : 1), size = elem_size(elem);
+  if (len < 0 || (uint64_t)len > SIZE_MAX / 16) out_of_memory(count, size);
+  Hdr *h = zero ? calloc(1, sizeof(Hdr) + count * size) : malloc(sizeof(Hdr) + count * size);
+  if (!h) out_of_memory(count, size);
+  RtArr *a = rt_alloc(sizeof *a);
+  a->refs = 1;
+  a->len = len;
+  a->elem = elem;
+  a->d = counted(h, count * size);
+  return a;
+}
+
+RtArr *rt_arr_new(int elem, int64_t len) { return arr_new(elem, len, 0); }
+RtArr *rt_arr_zeroed(int elem, int64_t len) { return arr_new(elem, len, 1); }
+
+void rt_arr_free(RtArr *a) {
+  rt_free(a->d);
+  rt_free(a);
+}
+
+RtSeg *rt_seg_from_lens(const int32_t *lens, int64_t nsegs) {
+  RtSeg *s = rt_alloc(sizeof *s);
+  s->refs = 1;
+  s->nsegs = nsegs;
+  s->lens = rt_alloc(sizeof(int32_t) * (size_t)(nsegs ? nsegs : 1));
+  s->starts = rt_alloc(sizeof(int64_t) * (size_t)(nsegs + 1));
+  s->segof = NULL;
+  int64_t at = 0;
+  for (int64_t j = 0; j < nsegs; j++) {
+    s->lens[j] = lens[j];
+    s->starts[j] = at;
+    at += lens[j];
+  }
+  s->starts[nsegs] = at;
+  s->total = at;
+  return s;
+}
+
+void rt_seg_need_segof(RtSeg *s) {
+  if (s->segof) return;
+  s->segof = rt_alloc(sizeof(int32_t) * (size_t)(s->total ? s->total : 1));
+  int64_t nsegs = s->nsegs;
+#pragma omp parallel for schedule(static)
+  for (int64_t j = 0; j < nsegs; j++)
+    for (int64_t i = s->starts[j]; i < s->starts[j + 1]; i++) s->segof[i] = (int32_t)j;
+}
+
+void rt_seg_free(RtSeg *s) {
+  rt_free(s->lens);
+  rt_free(s->starts);
+  rt_free(s->segof);
+  rt_free(s);
+}
