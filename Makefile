@@ -59,13 +59,15 @@ UNITBIN := $(UNITSRC:tests/unit/%.c=$(O)/tests/unit/%)
 # it prints and parses with, and the common utilities those use.
 RTLIB   := $(B)/nessie-rt/libnessie_rt.a
 RTHDR   := $(B)/nessie-rt/include/nessie_rt.h
+# The CUDA runtime's sources, compiled by nvcc with each --target=cuda program.
+RTCUDA  := $(patsubst runtime/cuda/%,$(B)/nessie-rt/cuda/%,$(wildcard runtime/cuda/*.h runtime/cuda/*.cuh runtime/cuda/*.cu runtime/cuda/*.c))
 RTOBJ   := $(filter $(O)/runtime/host/% $(O)/compiler/lcu/% $(O)/compiler/common/%,$(LIBOBJ))
 
-BINS    := $(RTLIB) $(RTHDR) $(B)/nessie $(if $(wildcard generators/nessie-gen.c),$(B)/nessie-gen) \
+BINS    := $(RTLIB) $(RTHDR) $(RTCUDA) $(B)/nessie $(if $(wildcard generators/nessie-gen.c),$(B)/nessie-gen) \
            $(if $(wildcard generators/nessie-neslgen.c),$(B)/nessie-neslgen) \
            $(if $(wildcard experiments/nessie-bench.c),$(B)/nessie-bench)
 
-.PHONY: all test run deps clean asan unit format fuzz fuzz-lcu plots bench
+.PHONY: all test run deps clean asan unit format fuzz fuzz-lcu plots bench test-gpu
 all: $(BINS) $(UNITBIN)
 
 $(O)/%.o: %.c
@@ -86,6 +88,10 @@ $(RTLIB): $(RTOBJ)
 	rm -f $@ && ar rcs $@ $^
 
 $(RTHDR): runtime/host/nessie_rt.h
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+$(B)/nessie-rt/cuda/%: runtime/cuda/%
 	@mkdir -p $(dir $@)
 	cp $< $@
 
@@ -120,6 +126,13 @@ test: deps
 	$(MAKE) all
 	$(MAKE) SAN=1 all
 	@bash tests/run.sh bin build/asan/bin
+
+# On a machine with a GPU: every test program built with --target=cuda and run against
+# the interpreter (tests/cuda/run_gpu.sh; JOBS parallel builds), then the CUDA benchmarks
+# into results/cuda-DATE (experiments/cuda/bench.sh). Skips (77) without nvcc or a GPU.
+test-gpu: all
+	JOBS=$(JOBS) bash tests/cuda/run_gpu.sh bin
+	bash experiments/cuda/bench.sh
 
 # The main job, as far as the pipeline goes today: a λcu program checked, run,
 # fused by the ILP scheduler (report and fused program) and run fused; then a

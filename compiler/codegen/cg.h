@@ -37,9 +37,15 @@ typedef struct CgScope {
 
 /* A target: emits a kernel as a C function with the signature of
  * cg_kernel_proto (borrowed inputs, owned outputs through pointers). */
+enum { CG_GLUE_INCLUDES, CG_GLUE_ENTRY };
 typedef struct {
   const char *name;
   void (*kernel)(Cg *cg, const LcuKernel *k, int index);
+  /* CUDA target (NULL for C): writes the file's includes (CG_GLUE_INCLUDES,
+   * instead of the default ones) and lines at the start of the entry glue
+   * (CG_GLUE_ENTRY); a target with glue gets main's array results passed
+   * through RT_HOST before they are printed. */
+  void (*glue)(Cg *cg, NzBuf *out, int where);
 } CgTarget;
 
 struct Cg {
@@ -81,6 +87,8 @@ void cg_func_proto(Cg *cg, NzBuf *b, const LcuFunc *f);
 const char *cg_kernel_cname(Cg *cg, const LcuKernel *k);
 const char *cg_func_cname(Cg *cg, const LcuFunc *f);
 void cg_func(Cg *cg, const LcuFunc *f);
+/* A kernel's results handed out (a new reference each), its own arrays released. */
+void cg_kernel_results(CgScope *ks, const LcuKernel *k);
 /* Reduction operators: identity and a ⊕ b as C expressions over atoms. */
 const char *cg_rop_identity(LcuRop r);
 const char *cg_rop_apply(Cg *cg, LcuRop r, const char *a, const char *b);
@@ -94,6 +102,21 @@ int cg_program(const LcuProgram *p, const CgTarget *t, const char *clusters_repo
 
 /* ------------------------------------------------------------- cg_c.c */
 extern const CgTarget cg_target_c;
+
+/* ---------------------------------------------------------- cg_cuda.c */
+extern const CgTarget cg_target_cuda;
+
+/* ----------------------------------------------------- cg_cuda_build.c */
+typedef struct {
+  const char *nvcc;   /* NESSIE_NVCC, else found like .ci/find-cuda; NULL if none */
+  const char *flags;  /* NESSIE_NVCCFLAGS, default -O3 */
+  const char *arch;   /* --cuda-arch=sm_XX, or NULL for nvcc's default */
+} CgCudaOpts;
+void cg_cuda_defaults(CgCudaOpts *o);
+/* Writes OUT.cu (kept) and compiles it with nvcc against the runtime (C part
+ * and runtime/cuda, CUPTI linked). Without nvcc it writes OUT.cu, says so and
+ * returns 0. */
+int cg_cuda_compile(const char *text, const char *out, const CgCudaOpts *o);
 
 /* ----------------------------------------------------------- cg_build.c */
 typedef struct {

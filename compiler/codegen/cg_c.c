@@ -480,23 +480,10 @@ static void c_kernel(Cg *cg, const LcuKernel *k, int index) {
     K->ks.ind--;
     LINE("}");
   }
-  /* results: a new reference each; then the kernel's own arrays go */
-  for (int i = 0; i < k->nrets; i++) {
-    const LcuBinder *r = &k->rets[i];
-    const LcuType *ty = K->ks.ty[r->slot];
-    const char *v = K->ks.name[r->slot];
-    if (ty->kind == LT_ARRAY) LINE("rt_retain(%s);", v);
-    if (ty->kind == LT_SEGDES) LINE("rt_seg_retain(%s);", v);
-    LINE("*out%d = %s;", i, v);
-  }
-  for (int i = 0; i < k->nsoacs; i++)
-    for (int j = 0; j < k->soacs[i].nbinds; j++) {
-      const LcuBinder *bd = &k->soacs[i].binds[j];
-      if (bd->ty->kind == LT_ARRAY) LINE("rt_release(%s);", K->ks.name[bd->slot]);
-    }
+  cg_kernel_results(&K->ks, k);
   LINE("rt_prof_kernel(&%s_stat, elements, t0, bytes0);", k->name);
   nz_buf_puts(b, "}\n\n");
   (void)cname;
 }
 
-const CgTarget cg_target_c = {"c", c_kernel};
+const CgTarget cg_target_c = {"c", c_kernel, NULL}; /* no glue: the default includes and entry */

@@ -187,7 +187,7 @@ static const char *arr_len(CgScope *s, const char *a) {
   return s->thunk ? cg_fmt(s->cg, "%s_n", a) : cg_fmt(s->cg, "%s->len", a);
 }
 static const char *arr_data(CgScope *s, const char *a, LcuTypeKind elem) {
-  return s->thunk ? cg_fmt(s->cg, "%s_d", a) : cg_fmt(s->cg, "((%s *)%s->d)", elem_ctype(elem), a);
+  return s->thunk ? cg_fmt(s->cg, "%s_d", a) : cg_fmt(s->cg, "((%s *)RT_HOST(%s)->d)", elem_ctype(elem), a);
 }
 
 /* ------------------------------------------------------------ literals */
@@ -386,7 +386,7 @@ static void p_print(CgScope *s, const LcuExpr *e, CgAtoms *out) {
   for (int k = 0; k < a.n; k++) {
     LcuTypeKind ck = lcu_type_component(ty, k)->kind;
     const char *f = ck == LT_INT ? "i" : ck == LT_FLOAT ? "f" : ck == LT_ARRAY ? "a" : ck == LT_SEGDES ? "s" : "b";
-    cg_line(s, "%s[%d].%s = %s;", c, k, f, a.v[k]);
+    cg_line(s, ck == LT_ARRAY ? "%s[%d].%s = RT_HOST(%s);" : "%s[%d].%s = %s;", c, k, f, a.v[k]);
   }
   cg_line(s, "rt_print(\"%s\", %s);", cg_type_text(s->cg, ty), c);
   cg_release_atoms(s, ty, &a);
@@ -408,7 +408,7 @@ static void p_segdes_conv(CgScope *s, const LcuExpr *e, CgAtoms *out) {
   CgAtoms a;
   cg_expr(s, e->args[0], &a);
   const char *call = e->prim == LP_MAKE_SEGDES
-                         ? cg_fmt(s->cg, "rt_make_segdes(%s, %d)", a.v[0], cg_loc(s->cg, e->loc))
+                         ? cg_fmt(s->cg, "rt_make_segdes(RT_HOST(%s), %d)", a.v[0], cg_loc(s->cg, e->loc))
                          : cg_fmt(s->cg, "rt_seg_lengths(%s)", a.v[0]);
   *out = atom1(s->cg, bind_tmp(s, e->ty, call));
   cg_release_atoms(s, e->args[0]->ty, &a);
@@ -611,6 +611,24 @@ void cg_func(Cg *cg, const LcuFunc *f) {
   cg_expr(&s, f->body, &r);
   for (int k = 0; k < r.n; k++) cg_line(&s, "*out%d = %s;", k, r.v[k]);
   nz_buf_puts(b, "}\n\n");
+}
+
+/* A kernel's end (every target): each result handed out with a new reference,
+ * then the kernel's own arrays released. */
+void cg_kernel_results(CgScope *ks, const LcuKernel *k) {
+  for (int i = 0; i < k->nrets; i++) {
+    const LcuBinder *r = &k->rets[i];
+    const LcuType *ty = ks->ty[r->slot];
+    const char *v = ks->name[r->slot];
+    if (ty->kind == LT_ARRAY) cg_line(ks, "rt_retain(%s);", v);
+    if (ty->kind == LT_SEGDES) cg_line(ks, "rt_seg_retain(%s);", v);
+    cg_line(ks, "*out%d = %s;", i, v);
+  }
+  for (int i = 0; i < k->nsoacs; i++)
+    for (int j = 0; j < k->soacs[i].nbinds; j++) {
+      const LcuBinder *bd = &k->soacs[i].binds[j];
+      if (bd->ty->kind == LT_ARRAY) cg_line(ks, "rt_release(%s);", ks->name[bd->slot]);
+    }
 }
 
 /* ---------------------------------------------------- reduction operators */

@@ -75,19 +75,23 @@ int drv_run_compiled(const LcuProgram *p, const char *report, char **argv_rest, 
 }
 
 static void usage(FILE *f) {
-  fputs("usage: nessie build FILE.lcu|PROG.nesl [-o OUT] [--target=c] [--scheduler=S] [--profile]\n"
-        "                    [--cc=CC] [--cflags=FLAGS] [--keep-c]\n"
-        "       nessie emit FILE.lcu|PROG.nesl --stage=c [--scheduler=S] [--profile]\n"
+  fputs("usage: nessie build FILE.lcu|PROG.nesl [-o OUT] [--target=c|cuda] [--scheduler=S] [--profile]\n"
+        "                    [--cc=CC] [--cflags=FLAGS] [--keep-c] [--cuda-arch=sm_XX]\n"
+        "       nessie emit FILE.lcu|PROG.nesl --stage=c|cuda [--scheduler=S] [--profile]\n"
         "The binary takes main's arguments like `nessie lcu run` (literals, or --random-inputs\n"
         "[--seed=S] [--max-len=N]); --profile makes it write nessie-profile.csv (or $NESSIE_PROFILE).\n"
-        "FLAGS default to -O2 ($NESSIE_CFLAGS); the compiler is cc ($NESSIE_CC).\n",
+        "FLAGS default to -O2 ($NESSIE_CFLAGS); the compiler is cc ($NESSIE_CC).\n"
+        "--target=cuda writes OUT.cu and compiles it with nvcc ($NESSIE_NVCC, $NESSIE_NVCCFLAGS,\n"
+        "default -O3) where found (the .cu is kept).\n",
         f);
 }
 
 /* `nessie build ...` and `nessie emit ... --stage=c` (emit = 1). */
 int drv_cmd_build(int argc, char **argv, int emit) {
   const char *file = NULL, *out = NULL;
-  int profile = 0;
+  int profile = 0, cuda = 0; /* CUDA target: marked lines */
+  CgCudaOpts co;
+  cg_cuda_defaults(&co);
   DrvFuse fo;
   drv_fuse_defaults(&fo);
   CgBuildOpts o;
@@ -107,10 +111,15 @@ int drv_cmd_build(int argc, char **argv, int emit) {
       }
       out = argv[i];
     } else if (!strncmp(a, "--target=", 9)) {
-      if (strcmp(a + 9, "c")) {
-        fprintf(stderr, "nessie: target '%s' is not available yet (only c)\n", a + 9);
+      cuda = !strcmp(a + 9, "cuda"); /* CUDA */
+      if (strcmp(a + 9, "c") && !cuda) {
+        fprintf(stderr, "nessie: unknown target '%s' (c or cuda)\n", a + 9);
         return NZ_EXIT_USAGE;
       }
+    } else if (!strncmp(a, "--cuda-arch=", 12) && !emit) { /* CUDA */
+      co.arch = a + 12;
+    } else if (!strcmp(a, "--stage=cuda") && emit) { /* CUDA */
+      cuda = 1;
     } else if (!strcmp(a, "--stage=c") && emit) {
     } else if (!strncmp(a, "--stage=", 8) && emit) {
       fprintf(stderr, "nessie emit: stage '%s' is not available for this input\n", a + 8);
@@ -142,7 +151,7 @@ int drv_cmd_build(int argc, char **argv, int emit) {
   NzBuf report = {0}, c = {0};
   int rc;
   LcuProgram *p = load_fused(file, &fo, &report, &src, &rc);
-  if (p) rc = drv_gen_c(p, report.s, profile, &c);
+  if (p) rc = cuda ? cg_program(p, &cg_target_cuda, report.s, profile, &c) : drv_gen_c(p, report.s, profile, &c);
   if (p && rc == NZ_EXIT_OK) {
     if (emit) {
       fputs(c.s, stdout);
@@ -155,7 +164,7 @@ int drv_cmd_build(int argc, char **argv, int emit) {
         if (dot && dot != def) *dot = 0;
         out = def;
       }
-      rc = cg_compile(c.s, out, &o);
+      rc = cuda ? cg_cuda_compile(c.s, out, &co) : cg_compile(c.s, out, &o);
     }
   }
   nz_buf_free(&c);

@@ -7,7 +7,7 @@ static void usage(FILE *f) {
         "  run    PROG.nesl [-e EXPR]      evaluate and print results like NESL\n"
         "  lcu    check|run|fuse FILE.lcu  work on a λcu program (nessie lcu --help)\n"
         "  build  FILE.lcu|PROG.nesl       compile to a native multicore binary (nessie build --help)\n"
-        "  emit   FILE --stage=c           print the generated C\n",
+        "  emit   FILE --stage=c|cuda      print the generated C or CUDA\n",
         f);
 }
 
@@ -32,7 +32,7 @@ static int nessie_main(int argc, char **argv) {
     rc = drv_cmd_lcu(argc - 1, argv + 1);
   } else if (!strcmp(cmd, "build")) {
     rc = drv_cmd_build(argc - 1, argv + 1, 0);
-  } else if (!strcmp(cmd, "emit") && has_arg(argc, argv, "--stage=c")) {
+  } else if (!strcmp(cmd, "emit") && (has_arg(argc, argv, "--stage=c") || has_arg(argc, argv, "--stage=cuda"))) {
     rc = drv_cmd_build(argc - 1, argv + 1, 1);
   } else if (!strcmp(cmd, "run") && has_arg(argc, argv, "--target=c")) {
     rc = drv_cmd_run_target(argc - 1, argv + 1);

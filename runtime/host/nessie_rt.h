@@ -30,6 +30,35 @@
 #define RT_PRINTF(a, b)
 #endif
 
+/* CUDA back end (runtime/cuda, cg_cuda.c): the same header compiled by nvcc.
+ * RT_HD marks the scalar helpers that thunks call on the device too; there a
+ * fault goes to rt_cu_raise (the failing element's index and the message's
+ * code and operands, RT_FC_*), and the host prints it later through the
+ * rt_fault functions below, so both back ends give the same message. In C
+ * (and in host code) RT_RAISE is the host call itself. */
+#if defined(__CUDACC__)
+#define RT_HD __host__ __device__
+static __device__ void rt_cu_raise(long long i, int code, int loc, long long a, long long b, long long c);
+#else
+#define RT_HD
+#endif
+#if defined(__CUDA_ARCH__)
+#define RT_RAISE(host, i, code, loc, a, b, c) rt_cu_raise(i, code, loc, a, b, c)
+#else
+#define RT_RAISE(host, i, code, loc, a, b, c) host
+#endif
+enum { RT_FC_NONE, RT_FC_IDIV, RT_FC_IMOD, RT_FC_F2I, RT_FC_I2C, RT_FC_INDEX, RT_FC_SEG_START, RT_FC_SEG_LEN,
+       RT_FC_SEG_OF };
+/* CPU code reads an array's elements only through RT_HOST(a) (the CUDA
+ * runtime copies a device-resident array back first; in C it is `a`). */
+#ifndef RT_HOST
+#define RT_HOST(a) (a)
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ------------------------------------------------------------- values */
 
 enum { RT_BOOL, RT_CHAR, RT_INT, RT_FLOAT }; /* element kinds, as LcuTypeKind */
@@ -39,6 +68,7 @@ typedef struct RtArr {
   int64_t len;
   int elem;
   void *d; /* len elements (room for at least one) */
+  void *dev; /* CUDA: the device copy (NULL in C); d may then be stale (runtime/cuda) */
 } RtArr;
 
 typedef struct RtSeg {
@@ -47,6 +77,7 @@ typedef struct RtSeg {
   int32_t *lens;   /* nsegs */
   int64_t *starts; /* nsegs + 1; starts[nsegs] == total */
   int32_t *segof;  /* total entries, built on demand (rt_seg_need_segof) */
+  void *dev;       /* CUDA: the device copy (NULL in C) */
 } RtSeg;
 
 /* One component of a value crossing the runtime boundary (main's arguments
@@ -75,6 +106,9 @@ void rt_arr_free(RtArr *a);
 RtSeg *rt_seg_from_lens(const int32_t *lens, int64_t nsegs); /* lens >= 0, checked by caller */
 void rt_seg_free(RtSeg *s);
 void rt_seg_need_segof(RtSeg *s); /* before a parallel loop that uses seg_of */
+
+/* CUDA: frees an array's or segdes's device copy (set by runtime/cuda). */
+extern void (*rt_dev_free_hook)(void *dev);
 
 static inline void rt_retain(RtArr *a) { a->refs++; }
 static inline void rt_release(RtArr *a) {
@@ -118,50 +152,50 @@ static inline void rt_leave(void) { rt_depth--; }
 
 /* ------------------------------------------- scalar primitives (inline) */
 
-static inline int32_t rt_iadd(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
-static inline int32_t rt_isub(int32_t a, int32_t b) { return (int32_t)((uint32_t)a - (uint32_t)b); }
-static inline int32_t rt_imul(int32_t a, int32_t b) { return (int32_t)((uint32_t)a * (uint32_t)b); }
-static inline int32_t rt_ineg(int32_t a) { return (int32_t)(0u - (uint32_t)a); }
-static inline int32_t rt_iabs(int32_t a) { return a < 0 ? rt_ineg(a) : a; }
-static inline int32_t rt_idiv(int32_t a, int32_t b, int64_t it, int loc) {
+static inline RT_HD int32_t rt_iadd(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
+static inline RT_HD int32_t rt_isub(int32_t a, int32_t b) { return (int32_t)((uint32_t)a - (uint32_t)b); }
+static inline RT_HD int32_t rt_imul(int32_t a, int32_t b) { return (int32_t)((uint32_t)a * (uint32_t)b); }
+static inline RT_HD int32_t rt_ineg(int32_t a) { return (int32_t)(0u - (uint32_t)a); }
+static inline RT_HD int32_t rt_iabs(int32_t a) { return a < 0 ? rt_ineg(a) : a; }
+static inline RT_HD int32_t rt_idiv(int32_t a, int32_t b, int64_t it, int loc) {
   if (RT_UNLIKELY(b == 0)) {
-    rt_fault(it, loc, "integer division by zero");
+    RT_RAISE(rt_fault(it, loc, "integer division by zero"), it, RT_FC_IDIV, loc, 0, 0, 0);
     return 0;
   }
   return b == -1 ? rt_ineg(a) : a / b;
 }
-static inline int32_t rt_imod(int32_t a, int32_t b, int64_t it, int loc) {
+static inline RT_HD int32_t rt_imod(int32_t a, int32_t b, int64_t it, int loc) {
   if (RT_UNLIKELY(b == 0)) {
-    rt_fault(it, loc, "integer modulo by zero");
+    RT_RAISE(rt_fault(it, loc, "integer modulo by zero"), it, RT_FC_IMOD, loc, 0, 0, 0);
     return 0;
   }
   return b == -1 ? 0 : a % b;
 }
-static inline int32_t rt_shl(int32_t a, int32_t n) {
+static inline RT_HD int32_t rt_shl(int32_t a, int32_t n) {
   return (uint32_t)n >= 32 ? 0 : (int32_t)((uint32_t)a << n);
 }
-static inline int32_t rt_shr(int32_t a, int32_t n) {
+static inline RT_HD int32_t rt_shr(int32_t a, int32_t n) {
   return (uint32_t)n >= 32 ? (a < 0 ? -1 : 0) : a >> n;
 }
 /* float -> int conversions: r is trunc/floor/ceil/round of x. */
-static inline int32_t rt_f2i(double x, double r, const char *name, int64_t it, int loc) {
+static inline RT_HD int32_t rt_f2i(double x, double r, const char *name, int64_t it, int loc) {
   if (RT_UNLIKELY(!(r >= -2147483648.0 && r <= 2147483647.0))) {
-    rt_fault_f2i(it, loc, name, x);
+    RT_RAISE(rt_fault_f2i(it, loc, name, x), it, RT_FC_F2I, loc, name[0], __double_as_longlong(x), 0);
     return 0;
   }
   return (int32_t)r;
 }
-static inline uint8_t rt_i2c(int32_t a, int64_t it, int loc) {
+static inline RT_HD uint8_t rt_i2c(int32_t a, int64_t it, int loc) {
   if (RT_UNLIKELY(a < 0 || a > 255)) {
-    rt_fault(it, loc, "i2c(%d): a char code is 0..255", a);
+    RT_RAISE(rt_fault(it, loc, "i2c(%d): a char code is 0..255", a), it, RT_FC_I2C, loc, a, 0, 0);
     return 0;
   }
   return (uint8_t)a;
 }
 /* A checked subscript: i itself, or 0 after recording the fault. */
-static inline int64_t rt_ix(int32_t i, int64_t len, int64_t it, int loc) {
+static inline RT_HD int64_t rt_ix(int32_t i, int64_t len, int64_t it, int loc) {
   if (RT_UNLIKELY((uint64_t)(int64_t)i >= (uint64_t)len)) {
-    rt_fault_index(it, loc, i, len);
+    RT_RAISE(rt_fault_index(it, loc, i, len), it, RT_FC_INDEX, loc, i, len, 0);
     return 0;
   }
   return i;
@@ -257,5 +291,16 @@ typedef struct {
  * [--seed=S] [--max-len=N] as `nessie lcu run`), runs the program on a thread
  * with a large stack, prints the result, writes the profile. */
 int rt_main(int argc, char **argv, const RtProgram *p);
+
+/* The profile CSV's writer (rt_prof.c), shared by both back ends: the CUDA
+ * runtime sets the backend and device columns and, through rt_prof_fill, puts
+ * CUPTI's kernel times into the table before it is written. */
+extern const char *rt_prof_backend, *rt_prof_device;
+extern void (*rt_prof_fill)(const RtProgram *p);
+int rt_prof_write(const RtProgram *p, const char *path, double wall);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -6,6 +6,7 @@
 #include "nessie_rt.h"
 
 int64_t rt_bytes_allocated, rt_bytes_live, rt_bytes_peak;
+void (*rt_dev_free_hook)(void *dev); /* CUDA runtime only */
 
 /* Each block carries its size in a 16-byte header, so rt_free can count. */
 typedef union {
@@ -58,6 +59,7 @@ static RtArr *arr_new(int elem, int64_t len, int zero) {
   a->refs = 1;
   a->len = len;
   a->elem = elem;
+  a->dev = NULL;
   a->d = counted(h, count * size);
   return a;
 }
@@ -66,6 +68,7 @@ RtArr *rt_arr_new(int elem, int64_t len) { return arr_new(elem, len, 0); }
 RtArr *rt_arr_zeroed(int elem, int64_t len) { return arr_new(elem, len, 1); }
 
 void rt_arr_free(RtArr *a) {
+  if (a->dev && rt_dev_free_hook) rt_dev_free_hook(a->dev);
   rt_free(a->d);
   rt_free(a);
 }
@@ -77,6 +80,7 @@ RtSeg *rt_seg_from_lens(const int32_t *lens, int64_t nsegs) {
   s->lens = rt_alloc(sizeof(int32_t) * (size_t)(nsegs ? nsegs : 1));
   s->starts = rt_alloc(sizeof(int64_t) * (size_t)(nsegs + 1));
   s->segof = NULL;
+  s->dev = NULL;
   int64_t at = 0;
   for (int64_t j = 0; j < nsegs; j++) {
     s->lens[j] = lens[j];
@@ -98,6 +102,7 @@ void rt_seg_need_segof(RtSeg *s) {
 }
 
 void rt_seg_free(RtSeg *s) {
+  if (s->dev && rt_dev_free_hook) rt_dev_free_hook(s->dev);
   rt_free(s->lens);
   rt_free(s->starts);
   rt_free(s->segof);

@@ -7,6 +7,9 @@
 #include "nessie_rt.h"
 #include "rt_internal.h"
 
+const char *rt_prof_backend = "c", *rt_prof_device; /* the CUDA runtime sets them */
+void (*rt_prof_fill)(const RtProgram *p);
+
 double rt_now(void) { return omp_get_wtime(); }
 
 void rt_prof_kernel(RtKernelStat *k, int64_t elements, double t0, int64_t bytes0) {
@@ -36,13 +39,18 @@ int rt_prof_write(const RtProgram *p, const char *path, double wall) {
     fprintf(stderr, "cannot write the profile to '%s'\n", path);
     return -1;
   }
-  char dev[64];
-  snprintf(dev, sizeof dev, "cpu-%dthreads", omp_get_max_threads());
+  if (rt_prof_fill) rt_prof_fill(p);
+  char dev[256];
+  if (rt_prof_device) snprintf(dev, sizeof dev, "%s", rt_prof_device);
+  else snprintf(dev, sizeof dev, "cpu-%dthreads", omp_get_max_threads());
+  const char *be = rt_prof_backend;
   fputs("program,backend,device,kernel,cluster,soacs,launches,elements,bytes_allocated,seconds\n", f);
   for (int i = 0; i < p->nkernels; i++) {
     const RtKernelStat *k = p->kernels[i];
     field(f, p->program);
-    fprintf(f, ",c,%s,", dev);
+    fprintf(f, ",%s,", be);
+    field(f, dev);
+    fputc(',', f);
     field(f, k->kernel);
     fputc(',', f);
     field(f, k->cluster);
@@ -50,7 +58,9 @@ int rt_prof_write(const RtProgram *p, const char *path, double wall) {
             (long long)k->bytes, k->seconds);
   }
   field(f, p->program);
-  fprintf(f, ",c,%s,(total),,0,0,0,%lld,%.9f\n", dev, (long long)rt_bytes_peak, wall);
+  fprintf(f, ",%s,", be);
+  field(f, dev);
+  fprintf(f, ",(total),,0,0,0,%lld,%.9f\n", (long long)rt_bytes_peak, wall);
   if (f != stdout) fclose(f);
   return 0;
 }
