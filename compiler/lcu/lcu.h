@@ -357,5 +357,12 @@ LcuValue lcu_value_random(LcuRng *rng, const LcuType *ty);
  * on success, the caller owns *result. */
 int lcu_run_main(const LcuProgram *p, int nargs, const LcuValue *args, LcuValue *result);
 LcuFunc *lcu_main(const LcuProgram *p);
+/* Work counters of the interpreter, accumulated over every run: SOAC applications
+ * and the elements of their iteration spaces (ONCE counts 1; a segmented SOAC its
+ * flat elements), the measure of work complexity (compiler/flan/README.md). */
+typedef struct {
+  int64_t soacs, elements;
+} LcuStats;
+extern LcuStats lcu_stats;
 
 #endif

@@ -177,7 +177,7 @@ static void check_distinct(Ck *ck, const LcuBinder *bs, int n, const char *what)
 // clang-format off
 /* Operand classes of lcu_prims.def. */
 typedef enum {
-  K_NUM, K_INT, K_FLOAT, K_BOOL, K_CHAR, K_ORD, K_EQ, K_BOOLINT, K_SEGDES, K_LEN, K_INTARR, K_ANY
+  K_NUM, K_INT, K_FLOAT, K_BOOL, K_CHAR, K_ORD, K_EQ, K_BOOLINT, K_SEGDES, K_LEN, K_INTARR, K_CHARARR, K_ANY
 } Kls;
 /* Result: R_OP is the operand type (the one recorded in opty). */
 typedef enum { R_OP, R_BOOL, R_INT, R_FLOAT, R_CHAR, R_UNIT, R_SEGDES, R_INTARR } Res;
@@ -209,6 +209,7 @@ static Sig prim_sig(LcuPrim p) {
   case LP_I2F: SIG(K_INT, 0, 0, 1, R_FLOAT); break;
   case LP_TRUNC: case LP_FLOOR: case LP_CEIL: case LP_ROUND: SIG(K_FLOAT, 0, 0, 1, R_INT); break;
   case LP_C2I: SIG(K_CHAR, 0, 0, 1, R_INT); break;
+  case LP_FHASH: SIG(K_FLOAT, 0, 0, 1, R_INT); break;
   case LP_I2C: SIG(K_INT, 0, 0, 1, R_CHAR); break;
   case LP_B2I: SIG(K_BOOL, 0, 0, 1, R_INT); break;
   case LP_SELECT: SIG(K_BOOL, K_ANY, K_ANY, 6, R_OP); break;
@@ -218,6 +219,7 @@ static Sig prim_sig(LcuPrim p) {
   case LP_MAKE_SEGDES: SIG(K_INTARR, 0, 0, 1, R_SEGDES); break;
   case LP_SEG_LENGTHS: SIG(K_SEGDES, 0, 0, 1, R_INTARR); break;
   case LP_PRINT: SIG(K_ANY, 0, 0, 1, R_UNIT); break;
+  case LP_FAIL_IF: SIG(K_BOOL, K_CHARARR, 0, 0, R_UNIT); break;
   case LP__COUNT: nz_die("prim_sig: LP__COUNT is not a primitive");
   }
 #undef SIG
@@ -238,6 +240,7 @@ static int in_class(Kls k, const LcuType *t) {
   case K_SEGDES: return t->kind == LT_SEGDES;
   case K_LEN: return t->kind == LT_ARRAY || t->kind == LT_SEGDES;
   case K_INTARR: return t == lcu_type_array(LT_INT);
+  case K_CHARARR: return t == lcu_type_array(LT_CHAR);
   case K_ANY: return 1;
   }
   return 0;
@@ -256,6 +259,7 @@ static const char *class_name(Kls k) {
       [K_SEGDES] = "segdes",
       [K_LEN] = "an array or a segdes",
       [K_INTARR] = "[int]",
+      [K_CHARARR] = "[char]",
       [K_ANY] = "a value",
   };
   return names[k];

@@ -322,6 +322,13 @@ static Cell prim_apply(Interp *I, const LcuExpr *e, const Cell *a) {
   case LP_CEIL: r.i = float_to_int(I, e, a[0].f, ceil(a[0].f)); break;
   case LP_ROUND: r.i = float_to_int(I, e, a[0].f, round(a[0].f)); break; /* halves away from 0 */
   case LP_C2I: r.i = a[0].c; break;
+  case LP_FHASH: {
+    double d = a[0].f == 0 ? 0 : a[0].f;
+    uint64_t u;
+    memcpy(&u, &d, 8);
+    r.i = (int32_t)(uint32_t)(u ^ (u >> 32));
+    break;
+  }
   case LP_I2C:
     if (a[0].i < 0 || a[0].i > 255) fault(I, e->loc, "i2c(%d): a char code is 0..255", a[0].i);
     r.c = (unsigned char)a[0].i;
@@ -608,7 +615,11 @@ static void shrink(LcuArray *a, int64_t len) {
   a->d.b = nz_xrealloc(a->d.b, sz * (size_t)(len ? len : 1));
 }
 
+LcuStats lcu_stats;
+
 NOINLINE static void run_soac(Interp *I, const LcuSoac *s, Frame *kf) {
+  lcu_stats.soacs++;
+  lcu_stats.elements += s->size.kind == LZ_NONE ? 1 : soac_size(I, &s->size, kf);
   int mark = I->scratch.n;
   TApp ta, tb;
   thunk_open(I, &ta, s->thunks[0], kf);
@@ -806,6 +817,17 @@ NOINLINE static LcuValue prim_print(Interp *I, const LcuExpr *e, Frame *f) {
   return lcu_value_tuple(0, NULL);
 }
 
+NOINLINE static LcuValue prim_fail_if(Interp *I, const LcuExpr *e, Frame *f) {
+  LcuValue c = eval(I, e->args[0], f);
+  LcuValue m = eval(I, e->args[1], f);
+  if (c.u.b) {
+    temp_push(I, m);
+    fault(I, e->loc, "%.*s", (int)m.u.arr->len, (const char *)m.u.arr->d.b);
+  }
+  lcu_value_release(m);
+  return lcu_value_tuple(0, NULL);
+}
+
 NOINLINE static LcuValue prim_make_segdes(Interp *I, const LcuExpr *e, Frame *f) {
   LcuValue v = eval(I, e->args[0], f);
   temp_push(I, v);
@@ -951,6 +973,7 @@ static LcuValue eval(Interp *I, const LcuExpr *e, Frame *f) {
         continue;
       }
       case LP_PRINT: return prim_print(I, e, f);
+      case LP_FAIL_IF: return prim_fail_if(I, e, f);
       case LP_MAKE_SEGDES: return prim_make_segdes(I, e, f);
       case LP_SEG_LENGTHS: return prim_seg_lengths(I, e, f);
       case LP_SELECT: return prim_select(I, e, f);

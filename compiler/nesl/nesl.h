@@ -243,6 +243,9 @@ void nesl_decl_print(NzBuf *b, const NlDecl *d);
  * after a run-time error (message printed). Runs on the caller's stack: callers use
  * nesl_run_on_big_stack. */
 int nesl_eval_decl(NlEnv *env, NlDecl *d, bool print);
+/* The value of a D_BIND or D_EXPR form computed elsewhere (the λcu interpreter):
+ * defines its globals and prints its result line like nesl_eval_decl. */
+void nesl_define_value(NlEnv *env, NlDecl *d, NlVal v, bool print);
 /* Run fn(arg) on a thread with a stack large enough for deep NESL recursion. */
 int nesl_run_on_big_stack(int (*fn)(void *), void *arg);
 /* Raise a run-time error at the innermost user-code location; does not return. */

@@ -679,6 +679,23 @@ static int eval_decl(NlEnv *env, NlDecl *d, bool print) {
   }
 }
 
+void nesl_define_value(NlEnv *env, NlDecl *d, NlVal v, bool print) {
+  E = env;
+  if (d->k == D_BIND) {
+    bind_global(d->pat, v);
+    if (print) {
+      NzBuf b = {0};
+      nesl_pat_str(&b, d->pat);
+      print_result(b.s, v, d->ty);
+      nz_buf_free(&b);
+    }
+  } else {
+    set_global(d->global, v);
+    if (print) print_result("it", v, d->ty);
+  }
+  fflush(stdout);
+}
+
 int nesl_eval_decl(NlEnv *env, NlDecl *d, bool print) {
   jmp_buf jb, *saved = rt_jmp;
   NlFrame *saved_frames = live_frames;

@@ -1,0 +1,76 @@
+/* flan.h — flattening NESL to λcu (Blelloch's vectorisation, Keller's formulation).
+ * Prefix: flan_ (functions), Fl (types).
+ *
+ * The pass reads checked NESL forms (nesl.h) and writes a λcu program (lcu.h):
+ *   - monomorphisation on the fly: every function is compiled once per instance (its
+ *     type variables bound to ground types, which parameters are lifted, and for basis
+ *     code the user location its faults report);
+ *   - flattening: an apply-to-each becomes a context of n elements in which every value
+ *     is lifted to its vector representation; each primitive has a lifted form built
+ *     from one-SOAC kernels; conditionals split the index space, recursion becomes a
+ *     lifted recursive CPU function that stops when its context is empty;
+ *   - lowering: scalar control and recursion stay in CPU functions, every vector
+ *     operation is one kernel with one SOAC (the unfused form fusion starts from).
+ * compiler/flan/README.md describes the representation and what is not supported yet. */
+#ifndef FLAN_H
+#define FLAN_H
+#include "lcu.h"
+#include "nesl.h"
+#include <stdbool.h>
+
+/* ---------------------------------------------------------- flan_type.c */
+/* Monomorphic NESL types; interned, so equal types are equal pointers. Datatypes
+ * become the tuple of their fields; (a, b, c) is (a, (b, c)) as in NESL. */
+typedef enum { FT_INT, FT_FLOAT, FT_BOOL, FT_CHAR, FT_SEQ, FT_PAIR, FT_FN } FlTyKind;
+typedef struct FlTy {
+  FlTyKind k;
+  const struct FlTy *a, *b; /* SEQ element; PAIR components */
+  const char *key;          /* canonical text, interned: int, [float], (int, [char]) */
+  int fnid;                 /* FT_FN: the function's identity (NESL.md 3.4; TY_FNID id) */
+} FlTy;
+
+const FlTy *flan_ty_base(FlTyKind k);
+const FlTy *flan_ty_seq(const FlTy *a);
+const FlTy *flan_ty_pair(const FlTy *a, const FlTy *b);
+/* A function value: known statically by its identity, no run-time components. */
+const FlTy *flan_ty_fn(int fnid);
+int flan_ty_has_fn(const FlTy *t);
+/* The ground type of t with TY_GEN i and the type variable gvars[i] (a generic
+ * function's, NlDecl.gvars) standing for sub[i]; NULL for a function type (which the
+ * slice does not flatten). Any other unbound type variable is int. */
+const FlTy *flan_ty_of(NlType *t, NlType *const *gvars, const FlTy *const *sub, int nsub);
+int flan_ty_is_base(const FlTy *t);
+LcuTypeKind flan_ty_lcu_base(const FlTy *t);
+
+/* Representation. A value of type t is a list of λcu components:
+ *   rep(base) = [base]           rep((a, b)) = rep(a) ++ rep(b)    rep([e]) = vrep(e)
+ * and a vector of n values of type e (a sequence's contents, or a lifted value):
+ *   vrep(base) = [[base]]        vrep((a, b)) = vrep(a) ++ vrep(b)
+ *   vrep([e])  = [segdes] ++ vrep(e)   (n segments over the concatenated elements) */
+int flan_ncomp(const FlTy *t, bool vec);
+/* Writes the flan_ncomp(t, vec) component types to out. */
+void flan_comp_types(const FlTy *t, bool vec, const LcuType **out);
+
+/* --------------------------------------------------------- flan_value.c */
+/* Conversions between the AST interpreter's values and λcu values (top-level values
+ * cross from one form to the next, results are printed by the NESL printer). */
+void flan_value_to_lcu(NlVal v, const FlTy *t, LcuValue *out);       /* flan_ncomp(t, 0) */
+NlVal flan_value_from_lcu(const LcuValue *comps, const FlTy *t);       /* ditto */
+
+/* --------------------------------------------------------- flan_lower.c */
+typedef struct FlProgram FlProgram;
+/* A λcu program for one runnable top-level form (D_EXPR or D_BIND): main's
+ * parameters are the components of the earlier top-level values it reads, its result
+ * the components of the form's value. NULL after an error (printed: a construct the
+ * flattener does not support yet is an internal error, exit 3). */
+struct FlProgram {
+  LcuProgram *lcu;
+  int nglobals;       /* top-level values read, in main's parameter order */
+  int *globals;       /* their global slots */
+  const FlTy **gtys;  /* their types */
+  const FlTy *result; /* the form's value type */
+};
+FlProgram *flan_lower_form(NlEnv *env, NlDecl *d);
+void flan_program_free(FlProgram *fp);
+
+#endif

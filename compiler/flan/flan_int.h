@@ -1,0 +1,145 @@
+/* flan_int.h — state shared by the flattener's files (not part of flan.h's interface). */
+#ifndef FLAN_INT_H
+#define FLAN_INT_H
+#include "flan.h"
+#include <setjmp.h>
+
+/* One λcu variable: a component of a value. */
+typedef struct {
+  const char *name;
+  const LcuType *ty;
+} FlComp;
+
+typedef struct FlCtx FlCtx;
+/* A value: unlifted (ctx NULL: rep(t), flan_ncomp(t, 0) components) or lifted in an
+ * apply-to-each context (vrep(t) with one row per element of ctx). */
+typedef struct {
+  const FlTy *t;
+  FlCtx *ctx;
+  FlComp *c;
+} FlVal;
+
+/* A block of CPU lets under construction. */
+typedef struct {
+  int n;
+  LcuBinder *b;
+  LcuExpr *rhs;
+} FlBind;
+typedef struct {
+  NZ_VEC(FlBind) v;
+} FlBlk;
+
+/* An iteration context: n elements. CX_TOP has no parent (an apply-to-each at the
+ * unlifted level, or a lifted function's own context); CX_SEG's elements are the
+ * concatenated segments of sd over its parent's elements; CX_PACK's are the parent's
+ * elements at positions idx. Lifted values of an ancestor are brought down on first
+ * use (replicated by segment, or packed) and cached. */
+enum { CX_TOP, CX_SEG, CX_PACK };
+typedef struct {
+  FlComp *src, *dst;
+} FlCache;
+struct FlCtx {
+  FlCtx *parent;
+  int kind;
+  FlComp n, sd, idx;
+  FlBlk *blk; /* the block current when the context was opened: derivations go there */
+  NZ_VEC(FlCache) cache;
+};
+
+typedef struct {
+  const char *key, *fname;
+} FlInst;
+
+typedef struct {
+  NlEnv *env;
+  LcuProgram *p;
+  NzArena *a;
+  int counter;
+  /* the function being compiled */
+  FlVal *slots;
+  int nslots;
+  const FlTy **sub;
+  NlType **gvars;
+  int nsub;
+  FlCtx *ctx;
+  FlBlk *blk;
+  NzLoc uloc; /* where a fault in the code being compiled is reported */
+  bool in_main;
+  NZ_VEC(FlInst) insts;
+  NZ_VEC(NlDecl *) inlining;
+  NZ_VEC(FlCache) shapes;
+  /* lambdas met so far: identity, expression, and the types of the code around it */
+  NZ_VEC(struct FlLambda {
+    int fnid;
+    NlExpr *e;
+    const FlTy **sub;
+    NlType **gvars;
+    int nsub;
+    FlVal **ups; /* the frames around it, innermost first (a copy, as at run time) */
+    int nups;
+  }) lambdas;
+  FlVal **ups; /* the enclosing frames of the lambda body being lowered */
+  int nups; /* src: an array, dst: its length (shape facts for fusion) */ /* functions whose bodies are being inlined */
+  NZ_VEC(FlCtx *) ctxs;   /* to free their caches */
+  NZ_VEC(FlBlk *) blks;
+  /* top-level values read by main */
+  NZ_VEC(int) gslot;
+  NZ_VEC(FlVal) gval;
+  jmp_buf fail;
+} Fl;
+
+/* flan_lower.c */
+NZ_NORETURN void flan_unsupported(Fl *F, NzLoc loc, const char *fmt, ...) NZ_PRINTF(3, 4);
+const char *flan_fresh(Fl *F, const char *prefix);
+FlComp flan_emit(Fl *F, FlBlk *b, const LcuType *ty, LcuExpr *rhs);
+void flan_emitn(Fl *F, FlBlk *b, int n, const LcuType **tys, FlComp *out, LcuExpr *rhs);
+LcuExpr *flan_v(Fl *F, FlComp c);
+FlVal flan_derive(Fl *F, FlVal v, FlCtx *c);
+FlVal flan_lift(Fl *F, FlVal v, FlCtx *c);
+FlComp *flan_comps(Fl *F, int n);
+FlComp flan_int_lit(Fl *F, int32_t k);
+FlComp flan_rows(Fl *F, FlComp first);
+
+/* flan_ops.c: one-SOAC kernels (F->blk receives the run) */
+typedef struct {
+  Fl *F;
+  NZ_VEC(FlComp) caps;
+  const char *ix; /* the index parameter */
+  NzLoc loc;
+} FlKb;
+void flan_kb_init(FlKb *k, Fl *F);
+LcuExpr *flan_kc(FlKb *k, FlComp c); /* a captured variable */
+LcuExpr *flan_kix(FlKb *k);          /* the index parameter */
+/* MAP body (n): one array per component of the body (elem types tys). */
+void flan_kb_map(FlKb *k, FlComp n, LcuExpr *body, int nout, const LcuType **tys, FlComp *out);
+FlComp flan_kb_map1(FlKb *k, FlComp n, LcuExpr *body, LcuTypeKind elem);
+/* REDUCE / SCAN / SEGREDUCE / SEGSCAN with one component and operator. size is an int
+ * (REDUCE, SCAN) or a segdes (SEG*). */
+FlComp flan_kb_fold(FlKb *k, LcuSoacKind kind, FlComp size, LcuExpr *body, LcuRop rop,
+                    LcuTypeKind elem);
+/* FILTER of the index space by a bool body: the kept indices. */
+FlComp flan_kb_filter_index(FlKb *k, FlComp n, LcuExpr *flag);
+/* PERMUTE value body to index body (n) into (m) (m NULL: a permutation). */
+FlComp flan_kb_permute(FlKb *k, FlComp n, LcuExpr *val, LcuExpr *dst, const FlComp *into,
+                       LcuTypeKind elem);
+void flan_kb_free(FlKb *k);
+
+/* Vector helpers over representations */
+/* Rows src[i] of the vector vrep(t) held in srcs[sel[i]] (sel NULL: one source), for
+ * i < nout: the general data movement every nested primitive is built from. */
+void flan_gather(Fl *F, const FlTy *t, int nsrc, FlComp **srcs, FlComp *sel, FlComp src,
+                 FlComp nout, FlComp *out);
+/* An empty vector of t. */
+void flan_empty(Fl *F, const FlTy *t, FlComp *out);
+/* fail_if(bad, msg) at loc */
+void flan_check(Fl *F, FlComp bad, const char *msg, NzLoc loc);
+/* any(body over n) as a bool */
+FlComp flan_any(FlKb *k, FlComp n, LcuExpr *body);
+
+/* flan_prims.c */
+FlVal flan_prim(Fl *F, const char *name, int nargs, FlVal *args, const FlTy *rt, NzLoc loc);
+/* __length(a) or __elt(a, i) where a's rows are rows map[r] of src (a lifted
+ * sequence of an enclosing context); i unlifted or lifted in the current one. */
+FlVal flan_prim_rows(Fl *F, const char *name, FlVal src, FlComp map, FlVal i, const FlTy *rt, NzLoc loc);
+
+#endif

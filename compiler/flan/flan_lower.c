@@ -1,0 +1,1108 @@
+/* flan_lower.c — NESL forms to λcu: monomorphisation on the fly, flattening of
+ * apply-to-each into contexts of lifted values, CPU functions for scalar control and
+ * recursion (flan.h; compiler/flan/README.md). */
+#include "flan_int.h"
+
+/* ------------------------------------------------------------ utilities */
+
+void flan_unsupported(Fl *F, NzLoc loc, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  NzBuf b = {0};
+  nz_buf_puts(&b, "not supported by the flattener yet: ");
+  char tmp[512];
+  vsnprintf(tmp, sizeof tmp, fmt, ap);
+  nz_buf_puts(&b, tmp);
+  va_end(ap);
+  if (loc.src) nz_error_at(loc, "%s", b.s);
+  else nz_error("%s", b.s);
+  nz_buf_free(&b);
+  longjmp(F->fail, 1);
+}
+
+const char *flan_fresh(Fl *F, const char *prefix) {
+  char buf[64];
+  snprintf(buf, sizeof buf, "%s_%d", prefix, ++F->counter);
+  return nz_intern_cstr(buf);
+}
+
+FlComp *flan_comps(Fl *F, int n) { return NZ_NEWN(F->a, FlComp, n > 0 ? n : 1); }
+
+LcuExpr *flan_v(Fl *F, FlComp c) { return lcu_var(F->p, c.name, F->uloc); }
+
+static FlBlk *blk_new(Fl *F) {
+  FlBlk *b = nz_xcalloc(1, sizeof *b);
+  nz_vec_push(F->blks, b);
+  return b;
+}
+
+void flan_emitn(Fl *F, FlBlk *b, int n, const LcuType **tys, FlComp *out, LcuExpr *rhs) {
+  FlBind x;
+  x.n = n;
+  x.b = lcu_binders(F->p, n);
+  for (int i = 0; i < n; i++) {
+    out[i].name = flan_fresh(F, "t");
+    out[i].ty = tys[i];
+    x.b[i] = lcu_binder(out[i].name, NULL, F->uloc);
+  }
+  x.rhs = rhs;
+  nz_vec_push(b->v, x);
+}
+
+FlComp flan_emit(Fl *F, FlBlk *b, const LcuType *ty, LcuExpr *rhs) {
+  FlComp c;
+  flan_emitn(F, b, 1, &ty, &c, rhs);
+  return c;
+}
+
+static LcuExpr *tuple_of(Fl *F, int n, const FlComp *c) {
+  if (n == 1) return flan_v(F, c[0]);
+  LcuExpr **a = lcu_exprs(F->p, n);
+  for (int i = 0; i < n; i++) a[i] = flan_v(F, c[i]);
+  return lcu_tuple(F->p, n, a, F->uloc);
+}
+
+static LcuExpr *blk_close(Fl *F, FlBlk *b, LcuExpr *result) {
+  LcuExpr *e = result;
+  for (int i = b->v.n - 1; i >= 0; i--)
+    e = lcu_let(F->p, b->v.v[i].n, b->v.v[i].b, b->v.v[i].rhs, e, F->uloc);
+  return e;
+}
+
+FlComp flan_int_lit(Fl *F, int32_t k) {
+  return flan_emit(F, F->blk, lcu_type_base(LT_INT), lcu_int(F->p, k, F->uloc));
+}
+
+/* Number of rows of a vector whose first component is c: the size the SOAC that made
+ * it ran over when known (so that fusion sees equal iteration spaces), else #c. */
+FlComp flan_rows(Fl *F, FlComp c) {
+  for (int i = F->shapes.n - 1; i >= 0; i--)
+    if (F->shapes.v[i].src->name == c.name) return *F->shapes.v[i].dst;
+  LcuExpr *v = flan_v(F, c);
+  return flan_emit(F, F->blk, lcu_type_base(LT_INT), lcu_prim(F->p, LP_LENGTH, 1, &v, F->uloc));
+}
+
+static int nc(FlVal v) { return flan_ncomp(v.t, v.ctx != NULL); }
+
+static FlCtx *ctx_new(Fl *F, FlCtx *parent, int kind) {
+  FlCtx *c = NZ_NEW(F->a, FlCtx);
+  c->parent = parent;
+  c->kind = kind;
+  c->blk = F->blk;
+  nz_vec_push(F->ctxs, c);
+  return c;
+}
+
+/* ------------------------------------------------- lifting and derivation */
+
+/* v, lifted in an ancestor of c, brought to c: rows replicated per segment (CX_SEG)
+ * or packed (CX_PACK). The code goes to c's block, and is cached there. */
+FlVal flan_derive(Fl *F, FlVal v, FlCtx *c) {
+  if (!v.ctx || v.ctx == c) return v;
+  if (flan_ncomp(v.t, true) == 0) return (FlVal){v.t, c, NULL};
+  if (!c || !c->parent) nz_die("flan: a lifted value outside its context");
+  for (int i = 0; i < c->cache.n; i++)
+    if (c->cache.v[i].src == v.c) return (FlVal){v.t, c, c->cache.v[i].dst};
+  FlVal up = flan_derive(F, v, c->parent);
+  FlBlk *saved = F->blk;
+  F->blk = c->blk;
+  FlVal r = {v.t, c, flan_comps(F, nc(v))};
+  FlComp *srcs[1] = {up.c};
+  if (c->kind == CX_PACK) {
+    flan_gather(F, v.t, 1, srcs, NULL, c->idx, c->n, r.c);
+  } else {
+    FlKb k;
+    flan_kb_init(&k, F);
+    LcuExpr *a[2] = {flan_kc(&k, c->sd), flan_kix(&k)};
+    FlComp owner = flan_kb_map1(&k, c->n, lcu_prim(F->p, LP_SEG_OF, 2, a, F->uloc), LT_INT);
+    flan_gather(F, v.t, 1, srcs, NULL, owner, c->n, r.c);
+  }
+  F->blk = saved;
+  FlCache e = {v.c, r.c};
+  nz_vec_push(c->cache, e);
+  return r;
+}
+
+/* An unlifted value as one row of a vector (vrep with one element). */
+static FlComp *row_wrap(Fl *F, FlVal v) {
+  FlComp *out = flan_comps(F, flan_ncomp(v.t, true));
+  LcuProgram *p = F->p;
+  int k = 0;
+  switch (v.t->k) {
+  case FT_FN: return out;
+  case FT_PAIR: {
+    FlVal a = {v.t->a, NULL, v.c}, b = {v.t->b, NULL, v.c + flan_ncomp(v.t->a, false)};
+    FlComp *ra = row_wrap(F, a), *rb = row_wrap(F, b);
+    int na = flan_ncomp(v.t->a, true), nb = flan_ncomp(v.t->b, true);
+    memcpy(out, ra, sizeof(FlComp) * (size_t)na);
+    memcpy(out + na, rb, sizeof(FlComp) * (size_t)nb);
+    return out;
+  }
+  case FT_SEQ: {
+    FlComp n = flan_rows(F, v.c[0]);
+    LcuExpr *lit = lcu_expr_new(p, LE_ARRAY, F->uloc);
+    lit->nargs = 1;
+    lit->args = lcu_exprs(p, 1);
+    lit->args[0] = flan_v(F, n);
+    out[k++] = flan_emit(F, F->blk, lcu_type_base(LT_SEGDES), lcu_prim(p, LP_MAKE_SEGDES, 1, &lit, F->uloc));
+    memcpy(out + k, v.c, sizeof(FlComp) * (size_t)flan_ncomp(v.t, false));
+    return out;
+  }
+  default: {
+    LcuExpr *lit = lcu_expr_new(p, LE_ARRAY, F->uloc);
+    lit->nargs = 1;
+    lit->args = lcu_exprs(p, 1);
+    lit->args[0] = flan_v(F, v.c[0]);
+    out[0] = flan_emit(F, F->blk, lcu_type_array(flan_ty_lcu_base(v.t)), lit);
+    return out;
+  }
+  }
+}
+
+/* An unlifted value replicated over the elements of c (lifted values are derived). */
+FlVal flan_lift(Fl *F, FlVal v, FlCtx *c) {
+  if (v.ctx) return flan_derive(F, v, c);
+  if (flan_ncomp(v.t, true) == 0) return (FlVal){v.t, c, NULL};
+  FlVal r = {v.t, c, flan_comps(F, flan_ncomp(v.t, true))};
+  if (flan_ty_is_base(v.t)) {
+    FlKb k;
+    flan_kb_init(&k, F);
+    r.c[0] = flan_kb_map1(&k, c->n, flan_kc(&k, v.c[0]), flan_ty_lcu_base(v.t));
+    return r;
+  }
+  FlComp *row = row_wrap(F, v);
+  FlKb k;
+  flan_kb_init(&k, F);
+  FlComp zero = flan_kb_map1(&k, c->n, lcu_int(F->p, 0, F->uloc), LT_INT);
+  FlComp *srcs[1] = {row};
+  flan_gather(F, v.t, 1, srcs, NULL, zero, c->n, r.c);
+  return r;
+}
+
+/* ------------------------------------------------------------ expressions */
+
+static FlVal lower(Fl *F, NlExpr *e);
+
+static FlVal split_a(FlVal v) { return (FlVal){v.t->a, v.ctx, v.c}; }
+static FlVal split_b(FlVal v) {
+  return (FlVal){v.t->b, v.ctx, v.c + flan_ncomp(v.t->a, v.ctx != NULL)};
+}
+
+static void bind_pat(Fl *F, NlPat *q, FlVal v) {
+  switch (q->k) {
+  case P_VAR:
+    if (q->slot < 0 || q->slot >= F->nslots) nz_die("flan: pattern slot out of range");
+    F->slots[q->slot] = v;
+    return;
+  case P_PAIR:
+    bind_pat(F, q->a, split_a(v));
+    bind_pat(F, q->b, split_b(v));
+    return;
+  case P_CON: bind_pat(F, q->a, v); return;
+  }
+}
+
+static FlVal lower(Fl *F, NlExpr *e);
+
+/* A pattern bound to a tuple expression component by component, so that an unlifted
+ * component is not lifted with a lifted one (as the interpreter's bind_expr). */
+static void bind_expr(Fl *F, NlPat *q, NlExpr *e) {
+  if (q->k == P_PAIR && e->k == E_PAIR) {
+    bind_expr(F, q->a, e->a);
+    bind_expr(F, q->b, e->b);
+  } else {
+    bind_pat(F, q, lower(F, e));
+  }
+}
+
+static const FlTy *ty(Fl *F, NlType *t, NzLoc loc) {
+  const FlTy *r = flan_ty_of(t, F->gvars, F->sub, F->nsub);
+  if (!r) flan_unsupported(F, loc, "a value of function type");
+  return r;
+}
+
+/* A literal scalar. */
+static FlVal scalar_lit(Fl *F, const FlTy *t, LcuExpr *e) {
+  FlVal r = {t, NULL, flan_comps(F, 1)};
+  r.c[0] = flan_emit(F, F->blk, lcu_type_base(flan_ty_lcu_base(t)), e);
+  return r;
+}
+
+/* Both values in the same context (the deeper one's), lifting as needed. */
+static FlCtx *join_ctx(Fl *F, FlVal *a, int n) {
+  FlCtx *c = NULL;
+  for (int i = 0; i < n; i++)
+    if (a[i].ctx) c = F->ctx;
+  if (c)
+    for (int i = 0; i < n; i++) a[i] = flan_lift(F, a[i], c);
+  return c;
+}
+
+static FlVal concat_vals(Fl *F, const FlTy *t, FlVal a, FlVal b) {
+  FlVal two[2] = {a, b};
+  FlCtx *c = join_ctx(F, two, 2);
+  FlVal r = {t, c, NULL};
+  int na = nc(two[0]), nb = nc(two[1]);
+  r.c = flan_comps(F, na + nb);
+  memcpy(r.c, two[0].c, sizeof(FlComp) * (size_t)na);
+  memcpy(r.c + na, two[1].c, sizeof(FlComp) * (size_t)nb);
+  return r;
+}
+
+/* A top-level value read by this form: a parameter of main, or (inside a function)
+ * its value as a literal. */
+static FlVal global_val(Fl *F, int g, NlExpr *e);
+static FlVal call(Fl *F, NlExpr *e);
+static FlVal lower_if(Fl *F, NlExpr *e);
+static FlVal lower_each(Fl *F, NlExpr *e);
+static FlVal lower_seq(Fl *F, NlExpr *e);
+
+static FlVal lower(Fl *F, NlExpr *e) {
+  LcuProgram *p = F->p;
+  NzLoc L = F->uloc;
+  switch (e->k) {
+  case E_INT: return scalar_lit(F, flan_ty_base(FT_INT), lcu_int(p, e->ival, L));
+  case E_FLOAT: return scalar_lit(F, flan_ty_base(FT_FLOAT), lcu_float(p, e->fval, L));
+  case E_BOOL: return scalar_lit(F, flan_ty_base(FT_BOOL), lcu_bool(p, e->ival, L));
+  case E_CHAR: return scalar_lit(F, flan_ty_base(FT_CHAR), lcu_char(p, (unsigned char)e->ival, L));
+  case E_STRING: {
+    LcuExpr *lit = lcu_expr_new(p, LE_ARRAY, L);
+    lit->opty = lcu_type_base(LT_CHAR);
+    lit->nargs = e->slen;
+    lit->args = lcu_exprs(p, e->slen);
+    for (int i = 0; i < e->slen; i++) lit->args[i] = lcu_char(p, (unsigned char)e->name[i], L);
+    FlVal r = {flan_ty_seq(flan_ty_base(FT_CHAR)), NULL, flan_comps(F, 1)};
+    r.c[0] = flan_emit(F, F->blk, lcu_type_array(LT_CHAR), lit);
+    return r;
+  }
+  case E_VAR:
+    if (e->vk == VK_LOCAL) {
+      if (e->up > F->nups) flan_unsupported(F, e->loc, "a variable of an enclosing function");
+      FlVal v = e->up ? F->ups[e->up - 1][e->slot] : F->slots[e->slot];
+      if (!v.t) nz_die("flan: unbound slot %d", e->slot);
+      return v.ctx ? flan_derive(F, v, F->ctx) : v;
+    }
+    return global_val(F, e->slot, e);
+  case E_PAIR: {
+    FlVal a = lower(F, e->a), b = lower(F, e->b);
+    return concat_vals(F, ty(F, e->ty, e->loc), a, b);
+  }
+  case E_CALL: return call(F, e);
+  case E_IF: return lower_if(F, e);
+  case E_LET:
+    for (int i = 0; i < e->n; i++) bind_expr(F, e->pats[i], e->xs[i]);
+    return lower(F, e->a);
+  case E_SEQ: return lower_seq(F, e);
+  case E_EMPTY: {
+    const FlTy *t = ty(F, e->ty, e->loc);
+    FlVal r = {t, NULL, flan_comps(F, flan_ncomp(t, false))};
+    flan_empty(F, t->a, r.c);
+    return r;
+  }
+  case E_RANGE: {
+    NzLoc saved = F->uloc;
+    FlVal a[3];
+    a[0] = lower(F, e->a);
+    a[2] = lower(F, e->b);
+    a[1] = e->c ? lower(F, e->c) : scalar_lit(F, flan_ty_base(FT_INT), lcu_int(p, 1, L));
+    if (e->user) F->uloc = e->loc;
+    FlVal r = flan_prim(F, "__iseq", 3, a, ty(F, e->ty, e->loc), F->uloc);
+    F->uloc = saved;
+    return r;
+  }
+  case E_EACH: return lower_each(F, e);
+  case E_LAMBDA: {
+    const FlTy *t = ty(F, e->ty, e->loc);
+    struct FlLambda l = {t->fnid, e, F->sub, F->gvars, F->nsub, NULL, F->nups + 1};
+    l.ups = NZ_NEWN(F->a, FlVal *, l.nups);
+    l.ups[0] = NZ_NEWN(F->a, FlVal, F->nslots > 0 ? F->nslots : 1);
+    memcpy(l.ups[0], F->slots, sizeof(FlVal) * (size_t)F->nslots);
+    for (int i = 0; i < F->nups; i++) l.ups[i + 1] = F->ups[i];
+    nz_vec_push(F->lambdas, l);
+    return (FlVal){t, NULL, NULL};
+  }
+  case E_TIME: flan_unsupported(F, e->loc, "time");
+  }
+  nz_die("flan: bad expression kind %d", e->k);
+}
+
+/* Sequence literal: k unlifted values gathered from k one-row vectors; lifted ones
+ * interleaved, row j*k+s coming from element s's row j. */
+static FlVal lower_seq(Fl *F, NlExpr *e) {
+  const FlTy *t = ty(F, e->ty, e->loc);
+  int k = e->n;
+  FlVal *xs = NZ_NEWN(F->a, FlVal, k);
+  for (int i = 0; i < k; i++) xs[i] = lower(F, e->xs[i]);
+  FlCtx *c = join_ctx(F, xs, k);
+  LcuProgram *p = F->p;
+  NzLoc L = F->uloc;
+  FlComp **srcs = NZ_NEWN(F->a, FlComp *, k);
+  if (!c) {
+    FlVal r = {t, NULL, flan_comps(F, flan_ncomp(t, false))};
+    if (flan_ty_is_base(t->a)) {
+      LcuExpr *lit = lcu_expr_new(p, LE_ARRAY, L);
+      lit->nargs = k;
+      lit->args = lcu_exprs(p, k);
+      for (int i = 0; i < k; i++) lit->args[i] = flan_v(F, xs[i].c[0]);
+      r.c[0] = flan_emit(F, F->blk, lcu_type_array(flan_ty_lcu_base(t->a)), lit);
+      return r;
+    }
+    for (int i = 0; i < k; i++) srcs[i] = row_wrap(F, xs[i]);
+    FlComp n = flan_int_lit(F, k);
+    FlKb kb;
+    flan_kb_init(&kb, F);
+    FlComp sel = flan_kb_map1(&kb, n, flan_kix(&kb), LT_INT);
+    flan_kb_init(&kb, F);
+    FlComp zero = flan_kb_map1(&kb, n, lcu_int(p, 0, L), LT_INT);
+    flan_gather(F, t->a, k, srcs, &sel, zero, n, r.c);
+    return r;
+  }
+  FlVal r = {t, c, flan_comps(F, flan_ncomp(t, true))};
+  for (int i = 0; i < k; i++) srcs[i] = xs[i].c;
+  FlKb kb;
+  flan_kb_init(&kb, F);
+  FlComp lens = flan_kb_map1(&kb, c->n, lcu_int(p, k, L), LT_INT);
+  LcuExpr *lv = flan_v(F, lens);
+  r.c[0] = flan_emit(F, F->blk, lcu_type_base(LT_SEGDES), lcu_prim(p, LP_MAKE_SEGDES, 1, &lv, L));
+  LcuExpr *sv = flan_v(F, r.c[0]);
+  FlComp tot = flan_emit(F, F->blk, lcu_type_base(LT_INT), lcu_prim(p, LP_SEG_TOTAL, 1, &sv, L));
+  flan_kb_init(&kb, F);
+  FlComp sel = flan_kb_map1(&kb, tot, lcu_prim2(p, LP_MOD, flan_kix(&kb), lcu_int(p, k, L), L), LT_INT);
+  flan_kb_init(&kb, F);
+  FlComp src = flan_kb_map1(&kb, tot, lcu_prim2(p, LP_DIV, flan_kix(&kb), lcu_int(p, k, L), L), LT_INT);
+  flan_gather(F, t->a, k, srcs, &sel, src, tot, r.c + 1);
+  return r;
+}
+
+/* ---------------------------------------------------------- conditionals */
+
+/* e lowered into block b in context c (lifted to c when lift is set). */
+static FlVal lower_branch(Fl *F, NlExpr *e, FlCtx *c, FlBlk *b, bool lift) {
+  FlBlk *sb = F->blk;
+  FlCtx *sc = F->ctx;
+  F->blk = b;
+  F->ctx = c;
+  FlVal v = lower(F, e);
+  if (lift && c) v = flan_lift(F, v, c);
+  F->blk = sb;
+  F->ctx = sc;
+  return v;
+}
+
+static LcuExpr *close_val(Fl *F, FlBlk *b, FlVal v) { return blk_close(F, b, tuple_of(F, nc(v), v.c)); }
+
+static FlVal lower_if(Fl *F, NlExpr *e) {
+  const FlTy *t = ty(F, e->ty, e->loc);
+  FlVal c = lower(F, e->a);
+  LcuProgram *p = F->p;
+  NzLoc L = F->uloc;
+  if (!c.ctx) {
+    /* a CPU branch; both sides lifted if either is */
+    FlBlk *bt = blk_new(F), *be = blk_new(F);
+    FlVal tv = lower_branch(F, e->b, F->ctx, bt, false);
+    FlVal ev = lower_branch(F, e->c, F->ctx, be, false);
+    if (tv.ctx && !ev.ctx) {
+      FlBlk *sb = F->blk;
+      F->blk = be;
+      ev = flan_lift(F, ev, F->ctx);
+      F->blk = sb;
+    } else if (ev.ctx && !tv.ctx) {
+      FlBlk *sb = F->blk;
+      F->blk = bt;
+      tv = flan_lift(F, tv, F->ctx);
+      F->blk = sb;
+    }
+    LcuExpr *te = close_val(F, bt, tv), *ee = close_val(F, be, ev);
+    int n = nc(tv);
+    FlVal r = {t, tv.ctx, flan_comps(F, n)};
+    const LcuType *tys[n];
+    flan_comp_types(t, tv.ctx != NULL, tys);
+    flan_emitn(F, F->blk, n, tys, r.c, lcu_if(p, flan_v(F, c.c[0]), te, ee, L));
+    return r;
+  }
+  /* split the index space: each branch runs on its part, skipped when empty */
+  FlCtx *C = F->ctx;
+  FlKb k;
+  flan_kb_init(&k, F);
+  FlComp it = flan_kb_filter_index(&k, C->n, lcu_index(p, flan_kc(&k, c.c[0]), flan_kix(&k), L));
+  flan_kb_init(&k, F);
+  FlComp ie = flan_kb_filter_index(
+      &k, C->n, lcu_prim(p, LP_NOT, 1, (LcuExpr *[]){lcu_index(p, flan_kc(&k, c.c[0]), flan_kix(&k), L)}, L));
+  FlComp nt = flan_rows(F, it), ne = flan_rows(F, ie);
+  int n = flan_ncomp(t, true);
+  const LcuType *tys[n];
+  flan_comp_types(t, true, tys);
+  FlComp *res[2];
+  for (int br = 0; br < 2; br++) {
+    FlComp cnt = br ? ne : nt;
+    FlBlk *b = blk_new(F);
+    FlCtx *X = ctx_new(F, C, CX_PACK);
+    X->blk = b;
+    X->idx = br ? ie : it;
+    X->n = cnt;
+    LcuExpr *body = close_val(F, b, lower_branch(F, br ? e->c : e->b, X, b, true));
+    FlBlk *eb = blk_new(F);
+    FlBlk *sb = F->blk;
+    F->blk = eb;
+    FlComp *em = flan_comps(F, n);
+    flan_empty(F, t, em);
+    F->blk = sb;
+    LcuExpr *empty = blk_close(F, eb, tuple_of(F, n, em));
+    LcuExpr *z = lcu_prim2(p, LP_EQ, flan_v(F, cnt), lcu_int(p, 0, L), L);
+    res[br] = flan_comps(F, n);
+    flan_emitn(F, F->blk, n, tys, res[br], lcu_if(p, z, empty, body, L));
+  }
+  /* merge: element i comes from the then-part at rank(i) or the else-part */
+  flan_kb_init(&k, F);
+  FlComp cnts = flan_kb_fold(&k, LS_SCAN, C->n,
+                             lcu_prim(p, LP_B2I, 1, (LcuExpr *[]){lcu_index(p, flan_kc(&k, c.c[0]), flan_kix(&k), L)}, L),
+                             LR_IADD, LT_INT);
+  flan_kb_init(&k, F);
+  LcuExpr *f = lcu_index(p, flan_kc(&k, c.c[0]), flan_kix(&k), L);
+  LcuExpr *sel = lcu_if(p, f, lcu_int(p, 0, L), lcu_int(p, 1, L), L);
+  FlComp selc = flan_kb_map1(&k, C->n, sel, LT_INT);
+  flan_kb_init(&k, F);
+  f = lcu_index(p, flan_kc(&k, c.c[0]), flan_kix(&k), L);
+  LcuExpr *ci = lcu_index(p, flan_kc(&k, cnts), flan_kix(&k), L);
+  LcuExpr *src = lcu_if(p, f, lcu_prim2(p, LP_SUB, ci, lcu_int(p, 1, L), L),
+                        lcu_prim2(p, LP_SUB, flan_kix(&k), lcu_expr_copy(p, ci), L), L);
+  FlComp srcc = flan_kb_map1(&k, C->n, src, LT_INT);
+  FlVal r = {t, C, flan_comps(F, n)};
+  flan_gather(F, t, 2, res, &selc, srcc, C->n, r.c);
+  return r;
+}
+
+/* -------------------------------------------------------- apply-to-each */
+
+static FlVal lower_each(Fl *F, NlExpr *e) {
+  const FlTy *t = ty(F, e->ty, e->loc);
+  LcuProgram *p = F->p;
+  NzLoc L = F->uloc, eloc = e->user ? e->loc : F->uloc;
+  int ng = e->n;
+  FlVal *g = NZ_NEWN(F->a, FlVal, ng);
+  for (int i = 0; i < ng; i++) g[i] = lower(F, e->xs[i]);
+  FlCtx *outer = F->ctx;
+  FlCtx *C;
+  if (!outer) {
+    for (int i = 0; i < ng; i++)
+      if (g[i].ctx) nz_die("flan: lifted generator at the unlifted level");
+    C = ctx_new(F, NULL, CX_TOP);
+    C->n = flan_rows(F, g[0].c[0]);
+    if (ng > 1) {
+      LcuExpr *bad = NULL;
+      for (int i = 1; i < ng; i++) {
+        FlComp ni = flan_rows(F, g[i].c[0]);
+        LcuExpr *d = lcu_prim2(p, LP_NE, flan_v(F, C->n), flan_v(F, ni), L);
+        bad = bad ? lcu_prim2(p, LP_OR, bad, d, L) : d;
+      }
+      flan_check(F, flan_emit(F, F->blk, lcu_type_base(LT_BOOL), bad),
+                 "Length mismatch in an apply-to-each.", eloc);
+    }
+    for (int i = 0; i < ng; i++) bind_pat(F, e->pats[i], (FlVal){g[i].t->a, C, g[i].c});
+  } else {
+    join_ctx(F, g, ng);
+    for (int i = 0; i < ng; i++) g[i] = flan_lift(F, g[i], outer);
+    C = ctx_new(F, outer, CX_SEG);
+    C->sd = g[0].c[0];
+    LcuExpr *sv = flan_v(F, C->sd);
+    C->n = flan_emit(F, F->blk, lcu_type_base(LT_INT), lcu_prim(p, LP_SEG_TOTAL, 1, &sv, L));
+    if (ng > 1) {
+      FlKb k;
+      flan_kb_init(&k, F);
+      LcuExpr *bad = NULL;
+      for (int i = 1; i < ng; i++) {
+        LcuExpr *a[2] = {flan_kc(&k, g[0].c[0]), flan_kix(&k)};
+        LcuExpr *b[2] = {flan_kc(&k, g[i].c[0]), flan_kix(&k)};
+        LcuExpr *d = lcu_prim2(p, LP_NE, lcu_prim(p, LP_SEG_LEN, 2, a, L), lcu_prim(p, LP_SEG_LEN, 2, b, L), L);
+        bad = bad ? lcu_prim2(p, LP_OR, bad, d, L) : d;
+      }
+      flan_check(F, flan_any(&k, outer->n, bad), "Length mismatch in an apply-to-each.", eloc);
+    }
+    for (int i = 0; i < ng; i++) bind_pat(F, e->pats[i], (FlVal){g[i].t->a, C, g[i].c + 1});
+  }
+  FlCtx *saved = F->ctx;
+  F->ctx = C;
+  FlCtx *B = C;
+  FlComp flags = {0};
+  if (e->b) {
+    FlVal s = flan_lift(F, lower(F, e->b), C);
+    flags = s.c[0];
+    FlKb k;
+    flan_kb_init(&k, F);
+    B = ctx_new(F, C, CX_PACK);
+    B->idx = flan_kb_filter_index(&k, C->n, lcu_index(p, flan_kc(&k, flags), flan_kix(&k), L));
+    B->n = flan_rows(F, B->idx);
+    F->ctx = B;
+  }
+  FlVal body = flan_lift(F, lower(F, e->a), B);
+  F->ctx = saved;
+  int nb = flan_ncomp(t->a, true);
+  if (!outer) {
+    FlVal r = {t, NULL, flan_comps(F, nb)};
+    memcpy(r.c, body.c, sizeof(FlComp) * (size_t)nb);
+    return r;
+  }
+  FlVal r = {t, outer, flan_comps(F, nb + 1)};
+  if (e->b) {
+    FlKb k;
+    flan_kb_init(&k, F);
+    LcuExpr *b = lcu_prim(p, LP_B2I, 1, (LcuExpr *[]){lcu_index(p, flan_kc(&k, flags), flan_kix(&k), L)}, L);
+    FlComp lens = flan_kb_fold(&k, LS_SEGREDUCE, C->sd, b, LR_IADD, LT_INT);
+    LcuExpr *lv = flan_v(F, lens);
+    r.c[0] = flan_emit(F, F->blk, lcu_type_base(LT_SEGDES), lcu_prim(p, LP_MAKE_SEGDES, 1, &lv, L));
+  } else {
+    r.c[0] = C->sd;
+  }
+  memcpy(r.c + 1, body.c, sizeof(FlComp) * (size_t)nb);
+  return r;
+}
+
+/* ------------------------------------------------------------ functions */
+
+static int count_leaves(NlPat *q) {
+  return q->k == P_VAR ? 1 : q->k == P_PAIR ? count_leaves(q->a) + count_leaves(q->b) : count_leaves(q->a);
+}
+
+static void leaves_of(NlPat *q, FlVal v, FlVal *out, int *k) {
+  switch (q->k) {
+  case P_VAR: out[(*k)++] = v; return;
+  case P_PAIR:
+    leaves_of(q->a, split_a(v), out, k);
+    leaves_of(q->b, split_b(v), out, k);
+    return;
+  case P_CON: leaves_of(q->a, v, out, k); return;
+  }
+}
+
+static void leaf_pats(NlPat *q, NlPat **out, int *k) {
+  if (q->k == P_VAR) out[(*k)++] = q;
+  else if (q->k == P_PAIR) {
+    leaf_pats(q->a, out, k);
+    leaf_pats(q->b, out, k);
+  } else leaf_pats(q->a, out, k);
+}
+
+/* The λcu function for decl with its type variables bound to sub; lifted leaves in
+ * mask (then its first parameter is the context's size). */
+static const char *instance(Fl *F, NlDecl *d, const FlTy **sub, int nsub, uint64_t mask,
+                            const FlTy *rt, NzLoc uloc) {
+  bool user = d->body && d->body->user;
+  NzBuf key = {0};
+  nz_buf_printf(&key, "%s/%d|", d->name, d->global);
+  for (int i = 0; i < nsub; i++) nz_buf_printf(&key, "%s;", sub[i] ? sub[i]->key : "?");
+  nz_buf_printf(&key, "|%llx", (unsigned long long)mask);
+  if (!user && uloc.src) nz_buf_printf(&key, "|%s:%d:%d", uloc.src->name, uloc.line, uloc.col);
+  const char *k = nz_intern_cstr(key.s);
+  nz_buf_free(&key);
+  for (int i = 0; i < F->insts.n; i++)
+    if (F->insts.v[i].key == k) return F->insts.v[i].fname;
+  NzBuf nm = {0};
+  for (const char *s = d->name; *s; s++) nz_buf_putc(&nm, (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || (*s >= 'A' && *s <= 'Z') ? *s : '_');
+  if (mask) nz_buf_puts(&nm, "_lifted");
+  const char *fname = flan_fresh(F, nm.s[0] == '_' ? nm.s + 1 : nm.s);
+  nz_buf_free(&nm);
+  FlInst in = {k, fname};
+  nz_vec_push(F->insts, in);
+
+  /* save the caller's state */
+  Fl saved = *F;
+  F->nslots = d->nslots;
+  F->slots = NZ_NEWN(F->a, FlVal, d->nslots > 0 ? d->nslots : 1);
+  F->sub = NZ_NEWN(F->a, const FlTy *, nsub > 0 ? nsub : 1);
+  memcpy(F->sub, sub, sizeof(const FlTy *) * (size_t)nsub);
+  F->nsub = nsub;
+  F->gvars = d->gvars;
+  F->blk = blk_new(F);
+  F->ctx = NULL;
+  F->in_main = false;
+  F->ups = NULL;
+  F->nups = 0;
+  nz_vec_push(F->inlining, d);
+  if (user) F->uloc = d->body->loc;
+  else F->uloc = uloc;
+  LcuFunc *fn = lcu_func_add(F->p, fname, d->loc);
+  int nl = count_leaves(d->pat);
+  NlPat **lp = NZ_NEWN(F->a, NlPat *, nl);
+  int kk = 0;
+  leaf_pats(d->pat, lp, &kk);
+  NZ_VEC(LcuBinder) params = {0};
+  FlCtx *C = NULL;
+  if (mask) {
+    C = ctx_new(F, NULL, CX_TOP);
+    C->n.name = flan_fresh(F, "n");
+    C->n.ty = lcu_type_base(LT_INT);
+    nz_vec_push(params, lcu_binder(C->n.name, C->n.ty, d->loc));
+  }
+  for (int i = 0; i < nl; i++) {
+    const FlTy *lt = ty(F, lp[i]->ty, lp[i]->loc);
+    bool lifted = (mask >> i) & 1;
+    int n = flan_ncomp(lt, lifted);
+    FlVal v = {lt, lifted ? C : NULL, flan_comps(F, n)};
+    const LcuType *tys[n];
+    flan_comp_types(lt, lifted, tys);
+    for (int j = 0; j < n; j++) {
+      v.c[j].name = flan_fresh(F, lp[i]->name);
+      v.c[j].ty = tys[j];
+      nz_vec_push(params, lcu_binder(v.c[j].name, tys[j], d->loc));
+    }
+    bind_pat(F, lp[i], v);
+  }
+  fn->nparams = params.n;
+  fn->params = lcu_binders(F->p, params.n);
+  memcpy(fn->params, params.v, sizeof(LcuBinder) * (size_t)params.n);
+  nz_vec_free(params);
+  F->ctx = C;
+  FlVal r = lower(F, d->body);
+  if (C) r = flan_lift(F, r, C);
+  int n = nc(r);
+  const LcuType *rts[n];
+  flan_comp_types(rt, C != NULL, rts);
+  fn->ret = lcu_type_tuple(n, rts);
+  fn->body = blk_close(F, F->blk, tuple_of(F, n, r.c));
+  F->inlining.n--;
+  /* restore, keeping what is shared */
+  saved.counter = F->counter;
+  saved.insts = F->insts;
+  saved.ctxs = F->ctxs;
+  saved.blks = F->blks;
+  saved.inlining = F->inlining;
+  saved.shapes = F->shapes;
+  saved.lambdas = F->lambdas;
+  *F = saved;
+  return fname;
+}
+
+static void leaves_of(NlPat *q, FlVal v, FlVal *out, int *k);
+
+/* The leaves of pattern q for argument expression e, a tuple lowered per component. */
+static void arg_leaves(Fl *F, NlPat *q, NlExpr *e, FlVal *out, int *k) {
+  if (q->k == P_PAIR && e->k == E_PAIR) {
+    arg_leaves(F, q->a, e->a, out, k);
+    arg_leaves(F, q->b, e->b, out, k);
+  } else {
+    leaves_of(q, lower(F, e), out, k);
+  }
+}
+
+static FlVal call_user(Fl *F, NlExpr *e, NlDecl *d, const FlTy **given) {
+  const FlTy **sub = NZ_NEWN(F->a, const FlTy *, d->ngvars > 0 ? d->ngvars : 1);
+  NlExpr *fe = e->a;
+  for (int i = 0; i < d->ngvars && given; i++) sub[i] = given[i] ? given[i] : flan_ty_base(FT_INT);
+  for (int i = 0; i < d->ngvars && !given; i++)
+    /* a recursive call inside the function's own body is monomorphic: its variables
+     * stand for what they stand for in the instance being compiled */
+    sub[i] = fe->inst && i < fe->ninst && fe->inst[i] ? ty(F, fe->inst[i], e->loc) : ty(F, d->gvars[i], e->loc);
+  int nl = count_leaves(d->pat);
+  if (nl > 64) flan_unsupported(F, e->loc, "a function with more than 64 parameters");
+  FlVal *lv = NZ_NEWN(F->a, FlVal, nl);
+  int k = 0;
+  arg_leaves(F, d->pat, e->b, lv, &k);
+  uint64_t mask = 0;
+  for (int i = 0; i < nl; i++)
+    if (lv[i].ctx) {
+      mask |= (uint64_t)1 << i;
+      lv[i] = flan_derive(F, lv[i], F->ctx);
+    }
+  const FlTy *rt = ty(F, e->ty, e->loc);
+  /* A function that is not recursive (not already being inlined) is inlined: its
+   * body is lowered in the caller's context, so that fusion sees across the call. */
+  bool rec = F->inlining.n >= 48;
+  for (int i = 0; i < F->inlining.n && !rec; i++) rec = F->inlining.v[i] == d;
+  if (!rec) {
+    FlVal *sslots = F->slots;
+    int snslots = F->nslots, snsub = F->nsub;
+    const FlTy **ssub = F->sub;
+    NlType **sgvars = F->gvars;
+    NzLoc suloc = F->uloc;
+    FlVal **sups = F->ups;
+    int snups = F->nups;
+    F->ups = NULL;
+    F->nups = 0;
+    F->nslots = d->nslots;
+    F->slots = NZ_NEWN(F->a, FlVal, d->nslots > 0 ? d->nslots : 1);
+    F->sub = sub;
+    F->nsub = d->ngvars;
+    F->gvars = d->gvars;
+    if (d->body->user) F->uloc = d->body->loc;
+    NlPat **lp = NZ_NEWN(F->a, NlPat *, nl);
+    int kk = 0;
+    leaf_pats(d->pat, lp, &kk);
+    for (int i = 0; i < nl; i++) bind_pat(F, lp[i], lv[i]);
+    nz_vec_push(F->inlining, d);
+    FlVal r = lower(F, d->body);
+    F->inlining.n--;
+    F->slots = sslots;
+    F->nslots = snslots;
+    F->sub = ssub;
+    F->nsub = snsub;
+    F->gvars = sgvars;
+    F->uloc = suloc;
+    F->ups = sups;
+    F->nups = snups;
+    r.t = rt;
+    return r;
+  }
+  const char *fname = instance(F, d, sub, d->ngvars, mask, rt, F->uloc);
+  NZ_VEC(LcuExpr *) args = {0};
+  if (mask) nz_vec_push(args, flan_v(F, F->ctx->n));
+  for (int i = 0; i < nl; i++)
+    for (int j = 0; j < nc(lv[i]); j++) nz_vec_push(args, flan_v(F, lv[i].c[j]));
+  LcuExpr **av = lcu_exprs(F->p, args.n);
+  memcpy(av, args.v, sizeof(LcuExpr *) * (size_t)args.n);
+  LcuExpr *c = lcu_call(F->p, fname, args.n, av, F->uloc);
+  FlVal r = {rt, mask ? F->ctx : NULL, NULL};
+  int n = nc(r);
+  r.c = flan_comps(F, n);
+  const LcuType *tys[n];
+  flan_comp_types(rt, mask != 0, tys);
+  flan_emitn(F, F->blk, n, tys, r.c, c);
+  nz_vec_free(args);
+  return r;
+}
+
+/* The components of a prim's argument tuple (right-nested pairs). */
+static int split_args(FlVal v, int arity, FlVal *out) {
+  for (int i = 0; i < arity - 1; i++) {
+    if (v.t->k != FT_PAIR) return 0;
+    out[i] = split_a(v);
+    v = split_b(v);
+  }
+  out[arity - 1] = v;
+  return 1;
+}
+
+/* For a local sequence variable lifted in an ancestor of the current context: its
+ * value there (*src) and, per element of the current context, the row of src it
+ * stands for. Lets #a and a[i] read an outer sequence without copying it into every
+ * element (which would cost its length per element). 0 if x is not such a variable. */
+static int outer_rows(Fl *F, NlExpr *x, FlVal *src, FlComp *map) {
+  if (x->k != E_VAR || x->vk != VK_LOCAL || x->up != 0) return 0;
+  FlVal v = F->slots[x->slot];
+  if (!v.t || !v.ctx || v.ctx == F->ctx || v.t->k != FT_SEQ || !F->ctx) return 0;
+  FlCtx *path[256];
+  int n = 0;
+  for (FlCtx *c = F->ctx; c != v.ctx; c = c->parent) {
+    if (!c || n == 256) return 0;
+    path[n++] = c;
+  }
+  bool have = false;
+  FlComp m = {0};
+  for (int i = n - 1; i >= 0; i--) {
+    FlCtx *c = path[i];
+    FlKb k;
+    flan_kb_init(&k, F);
+    LcuExpr *step;
+    if (c->kind == CX_PACK) {
+      step = lcu_index(F->p, flan_kc(&k, c->idx), flan_kix(&k), F->uloc);
+    } else {
+      LcuExpr *a[2] = {flan_kc(&k, c->sd), flan_kix(&k)};
+      step = lcu_prim(F->p, LP_SEG_OF, 2, a, F->uloc);
+    }
+    if (have) step = lcu_index(F->p, flan_kc(&k, m), step, F->uloc);
+    FlBlk *saved = F->blk;
+    F->blk = c->blk; /* the context's own block, as derivations */
+    m = flan_kb_map1(&k, c->n, step, LT_INT);
+    F->blk = saved;
+    have = true;
+  }
+  *src = v;
+  *map = m;
+  return 1;
+}
+
+/* Binds the TY_GEN variables of generic type gen by matching it against t. */
+static void match_ty(NlType *gen, const FlTy *t, const FlTy **sub, int nsub) {
+  gen = nesl_type_resolve(gen);
+  if (!gen || !t) return;
+  switch (gen->k) {
+  case TY_GEN:
+    if (gen->id < nsub && !sub[gen->id]) sub[gen->id] = t;
+    return;
+  case TY_SEQ:
+    if (t->k == FT_SEQ) match_ty(gen->a, t->a, sub, nsub);
+    return;
+  case TY_PAIR:
+    if (t->k == FT_PAIR) {
+      match_ty(gen->a, t->a, sub, nsub);
+      match_ty(gen->b, t->b, sub, nsub);
+    }
+    return;
+  case TY_FUN:
+    if (gen->fnid) match_ty(gen->fnid, t, sub, nsub);
+    return;
+  default: return;
+  }
+}
+
+/* A call of a function value (a parameter, a lambda): the function is known from the
+ * identity in its type. */
+static FlVal call_value(Fl *F, NlExpr *e) {
+  NlExpr *fe = e->a;
+  FlVal fv = lower(F, fe);
+  if (fv.t->k != FT_FN) flan_unsupported(F, e->loc, "calling a value that is not a known function");
+  for (int i = F->lambdas.n - 1; i >= 0; i--) {
+    struct FlLambda *l = &F->lambdas.v[i];
+    if (l->fnid != fv.t->fnid) continue;
+    NlExpr *lam = l->e;
+    FlVal arg = lower(F, e->b);
+    FlVal *sslots = F->slots;
+    int snslots = F->nslots, snsub = F->nsub;
+    const FlTy **ssub = F->sub;
+    NlType **sgvars = F->gvars;
+    F->nslots = lam->nslots;
+    F->slots = NZ_NEWN(F->a, FlVal, lam->nslots > 0 ? lam->nslots : 1);
+    F->sub = l->sub;
+    F->gvars = l->gvars;
+    F->nsub = l->nsub;
+    FlVal **sups = F->ups;
+    int snups = F->nups;
+    F->ups = l->ups;
+    F->nups = l->nups;
+    bind_pat(F, lam->pats[0], arg);
+    FlVal r = lower(F, lam->a);
+    F->ups = sups;
+    F->nups = snups;
+    F->slots = sslots;
+    F->nslots = snslots;
+    F->sub = ssub;
+    F->nsub = snsub;
+    F->gvars = sgvars;
+    return r;
+  }
+  /* a named function: the newest global of that identity */
+  NlEnv *env = F->env;
+  for (int gi = env->globals.n - 1; gi >= 0; gi--) {
+    NlGlobal *g = &env->globals.v[gi];
+    NlType *gt = nesl_type_resolve(g->ty);
+    if (!gt || gt->k != TY_FUN || !gt->fnid) continue;
+    NlType *id = nesl_type_resolve(gt->fnid);
+    if (!id || id->k != TY_FNID || id->id != fv.t->fnid || g->val.k != V_FN) continue;
+    NlFn *fn = g->val.fn;
+    const FlTy *rt = ty(F, e->ty, e->loc);
+    if (fn->k == FN_PRIM) {
+      FlVal a[8];
+      int ar = fn->prim->arity, i = 0;
+      NlExpr *x = e->b;
+      for (; i < ar - 1 && x->k == E_PAIR; i++, x = x->b) a[i] = lower(F, x->a);
+      FlVal last = lower(F, x);
+      for (; i < ar - 1; i++) {
+        a[i] = split_a(last);
+        last = split_b(last);
+      }
+      a[ar - 1] = last;
+      for (i = 0; i < ar; i++) a[i] = a[i].ctx ? flan_derive(F, a[i], F->ctx) : a[i];
+      return flan_prim(F, fn->prim->name, ar, a, rt, F->uloc);
+    }
+    if (fn->k == FN_CON) {
+      FlVal r = lower(F, e->b);
+      r.t = rt;
+      return r;
+    }
+    NlDecl *d = fn->decl;
+    if (!d || !d->body) break;
+    const FlTy **sub = NZ_NEWN(F->a, const FlTy *, d->ngvars > 0 ? d->ngvars : 1);
+    match_ty(gt->a, ty(F, e->b->ty, e->loc), sub, d->ngvars);
+    match_ty(gt->b, rt, sub, d->ngvars);
+    return call_user(F, e, d, sub);
+  }
+  flan_unsupported(F, e->loc, "calling this function value");
+}
+
+static FlVal call(Fl *F, NlExpr *e) {
+  NlExpr *fe = e->a;
+  if (fe->k != E_VAR || fe->vk != VK_GLOBAL || F->env->globals.v[fe->slot].val.k != V_FN) {
+    NzLoc saved = F->uloc;
+    if (e->user) F->uloc = e->loc;
+    FlVal r = call_value(F, e);
+    F->uloc = saved;
+    return r;
+  }
+  NlGlobal *g = &F->env->globals.v[fe->slot];
+  if (g->val.k != V_FN) flan_unsupported(F, e->loc, "calling %s before it is defined", g->name);
+  NlFn *fn = g->val.fn;
+  NzLoc saved = F->uloc;
+  if (e->user) F->uloc = e->loc;
+  FlVal r;
+  switch (fn->k) {
+  case FN_PRIM: {
+    FlVal src;
+    FlComp map;
+    bool len = !strcmp(fn->prim->name, "__length"), elt = !strcmp(fn->prim->name, "__elt");
+    if ((len || elt) && outer_rows(F, len ? e->b : e->b->a, &src, &map)) {
+      FlVal idx = {0};
+      if (elt) idx = lower(F, e->b->b);
+      if (elt && idx.ctx) idx = flan_derive(F, idx, F->ctx);
+      r = flan_prim_rows(F, fn->prim->name, src, map, idx, ty(F, e->ty, e->loc), F->uloc);
+      break;
+    }
+    FlVal a[8];
+    int ar = fn->prim->arity, i = 0;
+    NlExpr *x = e->b;
+    if (ar > 8) nz_die("flan: bad primitive arity");
+    for (; i < ar - 1 && x->k == E_PAIR; i++, x = x->b) a[i] = lower(F, x->a);
+    if (!split_args(lower(F, x), ar - i, a + i)) nz_die("flan: bad primitive arity");
+    for (int i = 0; i < fn->prim->arity; i++) a[i] = a[i].ctx ? flan_derive(F, a[i], F->ctx) : a[i];
+    r = flan_prim(F, fn->prim->name, fn->prim->arity, a, ty(F, e->ty, e->loc), F->uloc);
+    break;
+  }
+  case FN_CON: r = lower(F, e->b); r.t = ty(F, e->ty, e->loc); break;
+  case FN_USER:
+    if (!fn->decl->body) flan_unsupported(F, e->loc, "%s has no definition", g->name);
+    r = call_user(F, e, fn->decl, NULL);
+    break;
+  default: flan_unsupported(F, e->loc, "calling a function value");
+  }
+  F->uloc = saved;
+  return r;
+}
+
+/* --------------------------------------------------------- top-level values */
+
+static LcuExpr *const_expr(Fl *F, const LcuValue *v, const LcuType *t) {
+  LcuProgram *p = F->p;
+  NzLoc L = F->uloc;
+  switch (t->kind) {
+  case LT_INT: return lcu_int(p, v->u.i, L);
+  case LT_FLOAT: return lcu_float(p, v->u.f, L);
+  case LT_BOOL: return lcu_bool(p, v->u.b, L);
+  case LT_CHAR: return lcu_char(p, v->u.c, L);
+  case LT_ARRAY: {
+    LcuExpr *lit = lcu_expr_new(p, LE_ARRAY, L);
+    const LcuArray *a = v->u.arr;
+    lit->opty = lcu_type_base(t->elem);
+    lit->nargs = (int)a->len;
+    lit->args = lcu_exprs(p, lit->nargs);
+    for (int i = 0; i < lit->nargs; i++) {
+      LcuValue x = {0};
+      switch (t->elem) {
+      case LT_INT: x.u.i = a->d.i[i]; break;
+      case LT_FLOAT: x.u.f = a->d.f[i]; break;
+      case LT_BOOL: x.u.b = a->d.b[i]; break;
+      default: x.u.c = a->d.b[i]; break;
+      }
+      lit->args[i] = const_expr(F, &x, lcu_type_base(t->elem));
+    }
+    return lit;
+  }
+  case LT_SEGDES: {
+    LcuExpr *lit = lcu_expr_new(p, LE_ARRAY, L);
+    const LcuSegdes *s = v->u.sd;
+    lit->opty = lcu_type_base(LT_INT);
+    lit->nargs = (int)s->nsegs;
+    lit->args = lcu_exprs(p, lit->nargs);
+    for (int i = 0; i < lit->nargs; i++) lit->args[i] = lcu_int(p, s->lens[i], L);
+    return lcu_prim(p, LP_MAKE_SEGDES, 1, &lit, L);
+  }
+  default: nz_die("flan: constant of a tuple type");
+  }
+}
+
+static FlVal global_val(Fl *F, int g, NlExpr *e) {
+  NlGlobal *gl = &F->env->globals.v[g];
+  const FlTy *t = ty(F, e->ty, e->loc);
+  if (t->k == FT_FN) return (FlVal){t, NULL, NULL}; /* known by its type */
+  if (gl->val.k == V_FN || !gl->defined)
+    flan_unsupported(F, e->loc, "%s used as a value", gl->name);
+  int n = flan_ncomp(t, false);
+  if (F->in_main && g >= F->env->nbasis) {
+    for (int i = 0; i < F->gslot.n; i++)
+      if (F->gslot.v[i] == g) return F->gval.v[i];
+    FlVal v = {t, NULL, flan_comps(F, n)};
+    const LcuType *tys[n];
+    flan_comp_types(t, false, tys);
+    for (int i = 0; i < n; i++) {
+      v.c[i].name = flan_fresh(F, gl->name);
+      v.c[i].ty = tys[i];
+    }
+    nz_vec_push(F->gslot, g);
+    nz_vec_push(F->gval, v);
+    return v;
+  }
+  /* inside a function, and the basis's values: the value itself, as literals */
+  LcuValue *vals = nz_xcalloc((size_t)n, sizeof(LcuValue));
+  flan_value_to_lcu(gl->val, t, vals);
+  const LcuType *tys[n];
+  flan_comp_types(t, false, tys);
+  FlVal v = {t, NULL, flan_comps(F, n)};
+  for (int i = 0; i < n; i++) {
+    v.c[i] = flan_emit(F, F->blk, tys[i], const_expr(F, &vals[i], tys[i]));
+    lcu_value_release(vals[i]);
+  }
+  free(vals);
+  return v;
+}
+
+/* ------------------------------------------------------------------ forms */
+
+/* Names stay unique across the forms of a run, so that their programs can be joined
+ * into one (nessie emit). */
+static int name_counter;
+
+FlProgram *flan_lower_form(NlEnv *env, NlDecl *d) {
+  Fl *F = nz_xcalloc(1, sizeof *F);
+  F->env = env;
+  F->counter = name_counter;
+  F->a = nz_arena_new();
+  F->p = lcu_program_new(d->loc.src);
+  FlProgram *fp = NULL;
+  if (setjmp(F->fail) == 0) {
+    F->nslots = d->nslots;
+    F->slots = NZ_NEWN(F->a, FlVal, d->nslots > 0 ? d->nslots : 1);
+    F->blk = blk_new(F);
+    F->uloc = d->body->loc;
+    F->in_main = true;
+    const FlTy *rt = ty(F, d->body->ty, d->body->loc);
+    if (flan_ty_has_fn(rt)) flan_unsupported(F, d->body->loc, "a top-level value holding a function");
+    FlVal r = lower(F, d->body);
+    int n = nc(r);
+    LcuFunc *m = lcu_func_add(F->p, "main", d->loc);
+    m->body = blk_close(F, F->blk, tuple_of(F, n, r.c));
+    const LcuType *rts[n];
+    flan_comp_types(rt, false, rts);
+    m->ret = lcu_type_tuple(n, rts);
+    int np = 0;
+    for (int i = 0; i < F->gval.n; i++) np += flan_ncomp(F->gval.v[i].t, false);
+    m->nparams = np;
+    m->params = lcu_binders(F->p, np);
+    fp = nz_xcalloc(1, sizeof *fp);
+    fp->lcu = F->p;
+    fp->result = rt;
+    fp->nglobals = F->gval.n;
+    fp->globals = nz_xcalloc((size_t)(F->gval.n + 1), sizeof(int));
+    fp->gtys = nz_xcalloc((size_t)(F->gval.n + 1), sizeof(FlTy *));
+    np = 0;
+    for (int i = 0; i < F->gval.n; i++) {
+      fp->globals[i] = F->gslot.v[i];
+      fp->gtys[i] = F->gval.v[i].t;
+      for (int j = 0; j < flan_ncomp(F->gval.v[i].t, false); j++)
+        m->params[np++] = lcu_binder(F->gval.v[i].c[j].name, F->gval.v[i].c[j].ty, d->loc);
+    }
+  } else {
+    lcu_program_free(F->p);
+  }
+  name_counter = F->counter;
+  for (int i = 0; i < F->ctxs.n; i++) nz_vec_free(F->ctxs.v[i]->cache);
+  for (int i = 0; i < F->blks.n; i++) {
+    nz_vec_free(F->blks.v[i]->v);
+    free(F->blks.v[i]);
+  }
+  nz_vec_free(F->ctxs);
+  nz_vec_free(F->blks);
+  nz_vec_free(F->insts);
+  nz_vec_free(F->inlining);
+  nz_vec_free(F->shapes);
+  nz_vec_free(F->lambdas);
+  nz_vec_free(F->gslot);
+  nz_vec_free(F->gval);
+  nz_arena_free(F->a);
+  free(F);
+  return fp;
+}
+
+void flan_program_free(FlProgram *fp) {
+  if (!fp) return;
+  lcu_program_free(fp->lcu);
+  free(fp->globals);
+  free(fp->gtys);
+  free(fp);
+}
