@@ -99,6 +99,8 @@ FlVal flan_lift(Fl *F, FlVal v, FlCtx *c);
 FlComp *flan_comps(Fl *F, int n);
 FlComp flan_int_lit(Fl *F, int32_t k);
 FlComp flan_rows(Fl *F, FlComp first);
+/* An unlifted value as the one row of a vector (vrep, one element). */
+FlComp *flan_row_wrap(Fl *F, FlVal v);
 
 /* flan_ops.c: one-SOAC kernels (F->blk receives the run) */
 typedef struct {

@@ -124,7 +124,7 @@ FlVal flan_derive(Fl *F, FlVal v, FlCtx *c) {
 }
 
 /* An unlifted value as one row of a vector (vrep with one element). */
-static FlComp *row_wrap(Fl *F, FlVal v) {
+FlComp *flan_row_wrap(Fl *F, FlVal v) {
   FlComp *out = flan_comps(F, flan_ncomp(v.t, true));
   LcuProgram *p = F->p;
   int k = 0;
@@ -132,7 +132,7 @@ static FlComp *row_wrap(Fl *F, FlVal v) {
   case FT_FN: return out;
   case FT_PAIR: {
     FlVal a = {v.t->a, NULL, v.c}, b = {v.t->b, NULL, v.c + flan_ncomp(v.t->a, false)};
-    FlComp *ra = row_wrap(F, a), *rb = row_wrap(F, b);
+    FlComp *ra = flan_row_wrap(F, a), *rb = flan_row_wrap(F, b);
     int na = flan_ncomp(v.t->a, true), nb = flan_ncomp(v.t->b, true);
     memcpy(out, ra, sizeof(FlComp) * (size_t)na);
     memcpy(out + na, rb, sizeof(FlComp) * (size_t)nb);
@@ -170,7 +170,7 @@ FlVal flan_lift(Fl *F, FlVal v, FlCtx *c) {
     r.c[0] = flan_kb_map1(&k, c->n, flan_kc(&k, v.c[0]), flan_ty_lcu_base(v.t));
     return r;
   }
-  FlComp *row = row_wrap(F, v);
+  FlComp *row = flan_row_wrap(F, v);
   FlKb k;
   flan_kb_init(&k, F);
   FlComp zero = flan_kb_map1(&k, c->n, lcu_int(F->p, 0, F->uloc), LT_INT);
@@ -347,7 +347,7 @@ static FlVal lower_seq(Fl *F, NlExpr *e) {
       r.c[0] = flan_emit(F, F->blk, lcu_type_array(flan_ty_lcu_base(t->a)), lit);
       return r;
     }
-    for (int i = 0; i < k; i++) srcs[i] = row_wrap(F, xs[i]);
+    for (int i = 0; i < k; i++) srcs[i] = flan_row_wrap(F, xs[i]);
     FlComp n = flan_int_lit(F, k);
     FlKb kb;
     flan_kb_init(&kb, F);

@@ -723,40 +723,6 @@ static const struct {
     {"__rank_down", lp_rank_down}, {"__hash", lp_hash},
 };
 
-/* One row of an unlifted value's vector form. */
-static FlComp *as_row(Fl *F, FlVal v) {
-  /* reuse flan_lift's row form through a one-element context would copy; build it */
-  FlComp *out = flan_comps(F, flan_ncomp(v.t, true));
-  switch (v.t->k) {
-  case FT_FN: return out;
-  case FT_PAIR: {
-    FlVal a = {v.t->a, NULL, v.c}, b = {v.t->b, NULL, v.c + flan_ncomp(v.t->a, false)};
-    int na = flan_ncomp(v.t->a, true);
-    memcpy(out, as_row(F, a), sizeof(FlComp) * (size_t)na);
-    memcpy(out + na, as_row(F, b), sizeof(FlComp) * (size_t)flan_ncomp(v.t->b, true));
-    return out;
-  }
-  case FT_SEQ: {
-    FlComp n = flan_rows(F, v.c[0]);
-    LcuExpr *lit = lcu_expr_new(P, LE_ARRAY, L);
-    lit->nargs = 1;
-    lit->args = lcu_exprs(P, 1);
-    lit->args[0] = flan_v(F, n);
-    out[0] = cpu(F, lcu_type_base(LT_SEGDES), p1(F, LP_MAKE_SEGDES, lit));
-    memcpy(out + 1, v.c, sizeof(FlComp) * (size_t)flan_ncomp(v.t, false));
-    return out;
-  }
-  default: {
-    LcuExpr *lit = lcu_expr_new(P, LE_ARRAY, L);
-    lit->nargs = 1;
-    lit->args = lcu_exprs(P, 1);
-    lit->args[0] = flan_v(F, v.c[0]);
-    out[0] = cpu(F, lcu_type_array(flan_ty_lcu_base(v.t)), lit);
-    return out;
-  }
-  }
-}
-
 /* The one row of a vector as an unlifted value. */
 static int unrow(Fl *F, const FlTy *t, FlComp *c, FlComp *out) {
   switch (t->k) {
@@ -905,7 +871,7 @@ FlVal flan_prim(Fl *F, const char *name, int nargs, FlVal *args, const FlTy *rt,
   bool shared = lifted && (fn == lp_elt || fn == lp_read) && !args[0].ctx;
   for (int i = 0; i < nargs; i++) {
     A.t[i] = args[i].t;
-    if (!lifted) A.a[i] = as_row(F, args[i]);
+    if (!lifted) A.a[i] = flan_row_wrap(F, args[i]);
     else if (shared && i == 0) A.a[i] = args[i].c;
     else A.a[i] = flan_lift(F, args[i], F->ctx).c;
   }
