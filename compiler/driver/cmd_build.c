@@ -43,8 +43,8 @@ static int fuse_and_use(LcuProgram *p, void *ctx) {
 /* FILE (.lcu, or a NESL program flattened with every form's output shown) through
  * fuse_and_use. defer (run --target=c): a NESL program's type or syntax error is
  * reported after the forms before it ran, as `nessie run` does. */
-static int with_program(const char *file, BuildJob *b, int defer) {
-  if (ends_with(file, ".nesl")) return drv_nesl_compile(file, defer, fuse_and_use, b);
+static int with_program(const char *file, const char *expr, BuildJob *b, int defer) {
+  if (ends_with(file, ".nesl")) return drv_nesl_compile(file, expr, defer, fuse_and_use, b);
   NzSource *src = nz_source_read(file);
   if (!src) return NZ_EXIT_USER;
   LcuProgram *p = lcu_parse(src);
@@ -196,7 +196,7 @@ int drv_cmd_build(int argc, char **argv, int emit) {
   b.co = co;
   b.fo = fo;
   b.o = o;
-  return with_program(file, &b, 0);
+  return with_program(file, NULL, &b, 0);
 }
 
 static int run_use(BuildJob *b, LcuProgram *p, const char *report) {
@@ -208,22 +208,30 @@ static int run_use(BuildJob *b, LcuProgram *p, const char *report) {
 int drv_cmd_run_target(int argc, char **argv) {
   BuildJob b = {.use = run_use, .wait = 1};
   drv_fuse_defaults(&b.fo);
-  const char *file = NULL;
+  const char *file = NULL, *expr = NULL;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     int r = drv_fuse_option(&b.fo, a);
     if (r < 0) return NZ_EXIT_USAGE;
     if (r > 0 || !strcmp(a, "--target=c")) continue;
+    if (!strcmp(a, "-e") && i + 1 < argc) {
+      expr = argv[++i];
+      continue;
+    }
     if (a[0] == '-' || file) {
       fprintf(stderr, "nessie run --target=c: unexpected argument '%s'\n", a);
-      fputs("usage: nessie run PROG.nesl|FILE.lcu --target=c [--scheduler=S]\n", stderr);
+      fputs("usage: nessie run PROG.nesl|FILE.lcu --target=c [-e EXPR] [--scheduler=S]\n", stderr);
       return NZ_EXIT_USAGE;
     }
     file = a;
   }
   if (!file) {
-    fputs("usage: nessie run PROG.nesl|FILE.lcu --target=c [--scheduler=S]\n", stderr);
+    fputs("usage: nessie run PROG.nesl|FILE.lcu --target=c [-e EXPR] [--scheduler=S]\n", stderr);
     return NZ_EXIT_USAGE;
   }
-  return with_program(file, &b, 1);
+  if (expr && !ends_with(file, ".nesl")) {
+    fputs("nessie run --target=c: -e is for NESL programs\n", stderr);
+    return NZ_EXIT_USAGE;
+  }
+  return with_program(file, expr, &b, 1);
 }

@@ -505,6 +505,17 @@ static int job_main(void *arg) {
     dup2(fileno(held), 2);
   }
   int ok = process_file(j, j->file, (NzLoc){0});
+  if (ok && j->expr && !j->exited) { /* -e EXPR: a last form */
+    NzBuf b = {0};
+    nz_buf_puts(&b, j->expr);
+    size_t l = b.len;
+    while (l && (b.s[l - 1] == ' ' || b.s[l - 1] == '\n')) l--;
+    if (!l || (b.s[l - 1] != ';' && b.s[l - 1] != '$')) nz_buf_puts(&b, " $");
+    NzSource *src = nz_source_from_string("<-e>", b.s);
+    nz_buf_free(&b);
+    nz_vec_push(j->env->sources, src);
+    ok = process_source(j, src);
+  }
   if (held) {
     fflush(stderr);
     dup2(saved, 2);
@@ -536,17 +547,6 @@ static int job_main(void *arg) {
   if (urc) return urc;
   if (j->rc) return j->rc;
   if (!ok) return NZ_EXIT_USER;
-  if (j->expr && !j->exited) {
-    NzBuf b = {0};
-    nz_buf_puts(&b, j->expr);
-    size_t l = b.len;
-    while (l && (b.s[l - 1] == ' ' || b.s[l - 1] == '\n')) l--;
-    if (!l || (b.s[l - 1] != ';' && b.s[l - 1] != '$')) nz_buf_puts(&b, " $");
-    NzSource *src = nz_source_from_string("<-e>", b.s);
-    nz_buf_free(&b);
-    nz_vec_push(j->env->sources, src);
-    if (!process_source(j, src)) return j->rc ? j->rc : NZ_EXIT_USER;
-  }
   return NZ_EXIT_OK;
 }
 
@@ -573,9 +573,11 @@ static int run_job(Job *j) {
   return rc;
 }
 
-int drv_nesl_compile(const char *path, int defer, int (*use)(LcuProgram *p, void *ctx), void *ctx) {
+int drv_nesl_compile(const char *path, const char *expr, int defer, int (*use)(LcuProgram *p, void *ctx),
+                     void *ctx) {
   Job j = {0};
   j.file = path;
+  j.expr = expr;
   j.stage = "lcu";
   j.show = true;
   j.defer = defer;

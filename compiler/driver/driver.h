@@ -35,7 +35,9 @@ int drv_run_compiled(const LcuProgram *p, const char *report, char **argv_rest, 
 /* cmd_nesl.c: NESL -> λcu for the compiled path: the file's forms flattened into one
  * program whose main shows each form's output as `nessie run` prints it; use(p, ctx)
  * gets it (checked, unfused) and its status is returned. A front-end error stops
- * before use, or with defer comes after use's run (`nessie run --target=c`). */
-int drv_nesl_compile(const char *path, int defer, int (*use)(LcuProgram *p, void *ctx), void *ctx);
+ * before use, or with defer comes after use's run (`nessie run --target=c`). expr: the
+ * text of `-e EXPR` (a last form) or NULL. */
+int drv_nesl_compile(const char *path, const char *expr, int defer, int (*use)(LcuProgram *p, void *ctx),
+                     void *ctx);
 
 #endif
