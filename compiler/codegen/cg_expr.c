@@ -227,6 +227,7 @@ static void p_length(CgScope *s, const LcuExpr *e, CgAtoms *out);
 static void p_print(CgScope *s, const LcuExpr *e, CgAtoms *out);
 static void p_segdes_conv(CgScope *s, const LcuExpr *e, CgAtoms *out);
 static void p_fail_if(CgScope *s, const LcuExpr *e, CgAtoms *out);
+static void p_show(CgScope *s, const LcuExpr *e, CgAtoms *out);
 
 static const CgPrimRule prim_rules[] = {
     {"add", "rt_iadd(%0, %1)", "(%0 + %1)", NULL, NULL},
@@ -284,6 +285,7 @@ static const CgPrimRule prim_rules[] = {
     {"print", NULL, NULL, NULL, p_print},
     {"fhash", NULL, "rt_fhash(%0)", NULL, NULL},
     {"fail_if", NULL, NULL, NULL, p_fail_if},
+    {"show", NULL, NULL, NULL, p_show},
 };
 
 static const CgPrimRule *prim_rule(LcuPrim p) {
@@ -377,18 +379,38 @@ static void p_length(CgScope *s, const LcuExpr *e, CgAtoms *out) {
   cg_release_atoms(s, e->args[0]->ty, &a);
 }
 
+/* The components of a value as an array of RtCell (host arrays); returns its name. */
+static const char *cells_of(CgScope *s, const LcuType *ty, const CgAtoms *a) {
+  const char *c = cg_tmp(s->cg);
+  cg_line(s, "RtCell %s[%d];", c, a->n ? a->n : 1);
+  for (int k = 0; k < a->n; k++) {
+    LcuTypeKind ck = lcu_type_component(ty, k)->kind;
+    const char *f = ck == LT_INT ? "i" : ck == LT_FLOAT ? "f" : ck == LT_ARRAY ? "a" : ck == LT_SEGDES ? "s" : "b";
+    cg_line(s, ck == LT_ARRAY ? "%s[%d].%s = RT_HOST(%s);" : "%s[%d].%s = %s;", c, k, f, a->v[k]);
+  }
+  return c;
+}
+
 static void p_print(CgScope *s, const LcuExpr *e, CgAtoms *out) {
   CgAtoms a;
   cg_expr(s, e->args[0], &a);
   const LcuType *ty = e->args[0]->ty;
-  const char *c = cg_tmp(s->cg);
-  cg_line(s, "RtCell %s[%d];", c, a.n ? a.n : 1);
-  for (int k = 0; k < a.n; k++) {
-    LcuTypeKind ck = lcu_type_component(ty, k)->kind;
-    const char *f = ck == LT_INT ? "i" : ck == LT_FLOAT ? "f" : ck == LT_ARRAY ? "a" : ck == LT_SEGDES ? "s" : "b";
-    cg_line(s, ck == LT_ARRAY ? "%s[%d].%s = RT_HOST(%s);" : "%s[%d].%s = %s;", c, k, f, a.v[k]);
-  }
+  const char *c = cells_of(s, ty, &a);
   cg_line(s, "rt_print(\"%s\", %s);", cg_type_text(s->cg, ty), c);
+  cg_release_atoms(s, ty, &a);
+  *out = atoms(s->cg, 0);
+}
+
+/* show(text, v): v's cells printed by the runtime as the text describes. */
+static void p_show(CgScope *s, const LcuExpr *e, CgAtoms *out) {
+  CgAtoms t, a;
+  cg_expr(s, e->args[0], &t);
+  cg_expr(s, e->args[1], &a);
+  const LcuType *ty = e->args[1]->ty;
+  const char *c = cells_of(s, ty, &a);
+  cg_line(s, "rt_show(RT_HOST(%s), \"%s\", %s, %d, %d);", t.v[0], cg_type_text(s->cg, ty), c, a.n,
+          cg_loc(s->cg, e->loc));
+  cg_release_atoms(s, e->args[0]->ty, &t);
   cg_release_atoms(s, ty, &a);
   *out = atoms(s->cg, 0);
 }

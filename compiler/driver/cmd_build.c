@@ -2,55 +2,64 @@
  * `nessie lcu run --compiled` and `nessie run PROG.nesl --target=c`. A λcu
  * program is checked, fused by the chosen scheduler (none by default), turned
  * into C (compiler/codegen/) and compiled against the runtime (runtime/). */
+#include <errno.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cg.h"
 #include "driver.h"
-
-/* NESL -> λcu: not available until flattening lowers NESL (branch flatten);
- * returns NULL after saying so, or the checked λcu program. */
-LcuProgram *drv_nesl_lower(const char *path, int *rc) {
-  fprintf(stderr,
-          "nessie: compiling NESL (%s) is not available yet: flattening does not lower NESL to λcu "
-          "yet. λcu programs compile today: nessie build FILE.lcu\n",
-          path);
-  *rc = NZ_EXIT_INTERNAL;
-  return NULL;
-}
 
 static int ends_with(const char *s, const char *suf) {
   size_t n = strlen(s), m = strlen(suf);
   return n >= m && !strcmp(s + n - m, suf);
 }
 
-/* Parses, checks and fuses FILE (.lcu, or .nesl through drv_nesl_lower). */
-static LcuProgram *load_fused(const char *file, DrvFuse *fo, NzBuf *report, NzSource **src, int *rc) {
-  *src = NULL;
-  *rc = NZ_EXIT_OK;
-  if (ends_with(file, ".nesl")) return drv_nesl_lower(file, rc);
-  *src = nz_source_read(file);
-  if (!*src) {
-    *rc = NZ_EXIT_USER;
-    return NULL;
-  }
-  LcuProgram *p = lcu_parse(*src);
-  if (!p || lcu_check(p) != 0) {
-    if (p) lcu_program_free(p);
-    *rc = NZ_EXIT_USER;
-    return NULL;
-  }
-  if (strcmp(fo->scheduler, "none") && (*rc = drv_fuse(p, fo, report)) != NZ_EXIT_OK) {
-    lcu_program_free(p);
-    return NULL;
-  }
-  return p;
+/* What the compiled path does with a checked λcu program (BuildJob.use). */
+typedef struct BuildJob BuildJob;
+struct BuildJob {
+  DrvFuse fo;
+  int (*use)(BuildJob *b, LcuProgram *p, const char *report);
+  /* build and emit */
+  const char *file, *out;
+  int emit, profile, cuda;
+  CgBuildOpts o;
+  CgCudaOpts co;
+  /* run --target=c */
+  char **rest;
+  int nrest, wait;
+};
+
+/* Fuses p by the chosen scheduler (none by default), then hands it to b->use. */
+static int fuse_and_use(LcuProgram *p, void *ctx) {
+  BuildJob *b = ctx;
+  NzBuf report = {0};
+  int rc = NZ_EXIT_OK;
+  if (strcmp(b->fo.scheduler, "none")) rc = drv_fuse(p, &b->fo, &report);
+  if (rc == NZ_EXIT_OK) rc = b->use(b, p, report.s);
+  nz_buf_free(&report);
+  return rc;
+}
+
+/* FILE (.lcu, or a NESL program flattened with every form's output shown) through
+ * fuse_and_use. defer (run --target=c): a NESL program's type or syntax error is
+ * reported after the forms before it ran, as `nessie run` does. */
+static int with_program(const char *file, const char *expr, BuildJob *b, int defer) {
+  if (ends_with(file, ".nesl")) return drv_nesl_compile(file, expr, defer, fuse_and_use, b);
+  NzSource *src = nz_source_read(file);
+  if (!src) return NZ_EXIT_USER;
+  LcuProgram *p = lcu_parse(src);
+  int rc = NZ_EXIT_USER;
+  if (p && lcu_check(p) == 0) rc = fuse_and_use(p, b);
+  if (p) lcu_program_free(p);
+  nz_source_free(src);
+  return rc;
 }
 
 int drv_gen_c(const LcuProgram *p, const char *report, int profile, NzBuf *out) {
   return cg_program(p, &cg_target_c, report, profile, out);
 }
 
-int drv_run_compiled(const LcuProgram *p, const char *report, char **argv_rest, int nrest) {
+int drv_run_compiled(const LcuProgram *p, const char *report, char **argv_rest, int nrest, int wait) {
   NzBuf c = {0};
   int rc = drv_gen_c(p, report, 0, &c);
   char *bin = NULL;
@@ -65,13 +74,21 @@ int drv_run_compiled(const LcuProgram *p, const char *report, char **argv_rest, 
   char **av = nz_xcalloc((size_t)nrest + 2, sizeof(char *));
   av[0] = bin;
   for (int i = 0; i < nrest; i++) av[i + 1] = argv_rest[i];
-  fflush(stdout);
+  nz_stdout_flush();
   fflush(stderr);
-  execv(bin, av);
-  nz_error("cannot run the compiled program '%s'", bin);
+  pid_t pid = wait ? fork() : 0;
+  if (pid == 0) {
+    execv(bin, av);
+    nz_error("cannot run the compiled program '%s'", bin);
+    if (wait) _exit(NZ_EXIT_INTERNAL);
+  }
+  int st = 0;
+  rc = NZ_EXIT_INTERNAL;
+  if (pid > 0 && waitpid(pid, &st, 0) == pid) rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  else if (pid < 0) nz_error("cannot start the compiled program: %s", strerror(errno));
   free(av);
   free(bin);
-  return NZ_EXIT_INTERNAL;
+  return rc;
 }
 
 static void usage(FILE *f) {
@@ -86,8 +103,33 @@ static void usage(FILE *f) {
         f);
 }
 
+/* build: the C (or CUDA) text of p, printed (emit) or compiled to b->out. */
+static int build_use(BuildJob *b, LcuProgram *p, const char *report) {
+  NzBuf c = {0};
+  int rc = b->cuda ? cg_program(p, &cg_target_cuda, report, b->profile, &c) : drv_gen_c(p, report, b->profile, &c);
+  if (rc == NZ_EXIT_OK) {
+    if (b->emit) {
+      fputs(c.s, stdout);
+    } else {
+      char def[4096];
+      const char *out = b->out;
+      if (!out) { /* FILE without its directory and extension */
+        const char *base = strrchr(b->file, '/') ? strrchr(b->file, '/') + 1 : b->file;
+        snprintf(def, sizeof def, "%s", base);
+        char *dot = strrchr(def, '.');
+        if (dot && dot != def) *dot = 0;
+        out = def;
+      }
+      rc = b->cuda ? cg_cuda_compile(c.s, out, &b->co) : cg_compile(c.s, out, &b->o);
+    }
+  }
+  nz_buf_free(&c);
+  return rc;
+}
+
 /* `nessie build ...` and `nessie emit ... --stage=c` (emit = 1). */
 int drv_cmd_build(int argc, char **argv, int emit) {
+  BuildJob b = {.emit = emit, .use = build_use};
   const char *file = NULL, *out = NULL;
   int profile = 0, cuda = 0; /* CUDA target: marked lines */
   CgCudaOpts co;
@@ -147,48 +189,49 @@ int drv_cmd_build(int argc, char **argv, int emit) {
     usage(stderr);
     return NZ_EXIT_USAGE;
   }
-  NzSource *src;
-  NzBuf report = {0}, c = {0};
-  int rc;
-  LcuProgram *p = load_fused(file, &fo, &report, &src, &rc);
-  if (p) rc = cuda ? cg_program(p, &cg_target_cuda, report.s, profile, &c) : drv_gen_c(p, report.s, profile, &c);
-  if (p && rc == NZ_EXIT_OK) {
-    if (emit) {
-      fputs(c.s, stdout);
-    } else {
-      char def[4096];
-      if (!out) { /* FILE without its directory and extension */
-        const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
-        snprintf(def, sizeof def, "%s", base);
-        char *dot = strrchr(def, '.');
-        if (dot && dot != def) *dot = 0;
-        out = def;
-      }
-      rc = cuda ? cg_cuda_compile(c.s, out, &co) : cg_compile(c.s, out, &o);
-    }
-  }
-  nz_buf_free(&c);
-  nz_buf_free(&report);
-  if (p) lcu_program_free(p);
-  nz_source_free(src);
-  return rc;
+  b.file = file;
+  b.out = out;
+  b.profile = profile;
+  b.cuda = cuda;
+  b.co = co;
+  b.fo = fo;
+  b.o = o;
+  return with_program(file, NULL, &b, 0);
 }
 
-/* `nessie run PROG.nesl --target=c ...`: compile (cached) and run. */
+static int run_use(BuildJob *b, LcuProgram *p, const char *report) {
+  return drv_run_compiled(p, report, b->rest, b->nrest, b->wait);
+}
+
+/* `nessie run PROG.nesl --target=c [--scheduler=S ...]`: compile (cached) and run; a
+ * NESL program's front-end error comes after the output of the forms before it. */
 int drv_cmd_run_target(int argc, char **argv) {
-  for (int i = 1; i < argc; i++)
-    if (argv[i][0] != '-') {
-      int rc;
-      NzSource *src = NULL;
-      DrvFuse fo;
-      drv_fuse_defaults(&fo);
-      LcuProgram *p = load_fused(argv[i], &fo, NULL, &src, &rc);
-      if (!p) return rc;
-      rc = drv_run_compiled(p, NULL, argv + i + 1, 0);
-      lcu_program_free(p);
-      nz_source_free(src);
-      return rc;
+  BuildJob b = {.use = run_use, .wait = 1};
+  drv_fuse_defaults(&b.fo);
+  const char *file = NULL, *expr = NULL;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    int r = drv_fuse_option(&b.fo, a);
+    if (r < 0) return NZ_EXIT_USAGE;
+    if (r > 0 || !strcmp(a, "--target=c")) continue;
+    if (!strcmp(a, "-e") && i + 1 < argc) {
+      expr = argv[++i];
+      continue;
     }
-  usage(stderr);
-  return NZ_EXIT_USAGE;
+    if (a[0] == '-' || file) {
+      fprintf(stderr, "nessie run --target=c: unexpected argument '%s'\n", a);
+      fputs("usage: nessie run PROG.nesl|FILE.lcu --target=c [-e EXPR] [--scheduler=S]\n", stderr);
+      return NZ_EXIT_USAGE;
+    }
+    file = a;
+  }
+  if (!file) {
+    fputs("usage: nessie run PROG.nesl|FILE.lcu --target=c [-e EXPR] [--scheduler=S]\n", stderr);
+    return NZ_EXIT_USAGE;
+  }
+  if (expr && !ends_with(file, ".nesl")) {
+    fputs("nessie run --target=c: -e is for NESL programs\n", stderr);
+    return NZ_EXIT_USAGE;
+  }
+  return with_program(file, expr, &b, 1);
 }

@@ -127,7 +127,7 @@ int drv_cmd_lcu(int argc, char **argv) {
       rest[nrest++] = seedarg;
       rest[nrest++] = lenarg;
     }
-    rc = drv_run_compiled(p, report.s, rest, nrest);
+    rc = drv_run_compiled(p, report.s, rest, nrest, 0);
     free(rest);
   }
   if (!p) {
@@ -177,7 +177,7 @@ int drv_cmd_lcu(int argc, char **argv) {
       LcuValue result;
       if (lcu_run_main(p, nargs, args, &result) != 0) {
         rc = NZ_EXIT_USER;
-      } else {
+      } else if (m->ret != lcu_type_unit()) { /* a main of type () prints nothing */
         NzBuf b = {0};
         lcu_value_print(&b, result);
         if (b.len) fwrite(b.s, 1, b.len, stdout); /* a '\0' char is part of the value */

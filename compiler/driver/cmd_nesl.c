@@ -4,6 +4,8 @@
 #include "driver.h"
 #include "flan.h"
 #include "nesl.h"
+#include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <unistd.h>
 
@@ -21,7 +23,17 @@ typedef struct {
   bool stats;  /* --stats: the λcu interpreter's work counters on stderr at the end */
   NZ_VEC(FlProgram *) forms; /* emit --stage=lcu|fused: the forms' programs, joined at the end */
   NZ_VEC(NlDecl *) form_decls;
+  /* The compiled path (build, emit --stage=c, run --target=c, emit --show): main shows
+   * each form's output in order; a function definition's line is a form without program
+   * (forms.v[k] NULL). shows.v[k]: the text operand of form k's show. */
+  bool show;
+  NZ_VEC(char *) shows;
+  bool defer;  /* run --target=c: a front-end error is reported after the earlier forms ran */
+  int (*use)(LcuProgram *p, void *ctx); /* what the compiled path does with the program */
+  void *use_ctx;
 } Job;
+
+static char *show_text(NlDecl *d);
 
 /* Flattens one runnable form to λcu; NULL after an error (j->rc set). */
 static FlProgram *form_program(Job *j, NlDecl *d) {
@@ -86,10 +98,83 @@ static void emit_lcu(Job *j, NlDecl *d) {
   if (!fp) return;
   nz_vec_push(j->forms, fp);
   nz_vec_push(j->form_decls, d);
+  if (j->show) nz_vec_push(j->shows, show_text(d));
   LcuFunc *m = lcu_find_func(fp->lcu, "main");
   char name[32];
   snprintf(name, sizeof name, "form_%d", j->forms.n);
   m->name = nz_intern_cstr(name);
+}
+
+/* The `show` descriptor of a NESL value of type t (compiler/lcu/README.md): its
+ * printing structure over the flat components of compiler/flan/flan.h. A datatype's
+ * generic fields read their arguments from ctx. */
+typedef struct ShowCtx {
+  NlType **args;
+  int nargs;
+  const struct ShowCtx *up;
+} ShowCtx;
+
+static void show_desc(NzBuf *b, NlType *t, const ShowCtx *c) {
+  t = nesl_type_resolve(t);
+  switch (t ? t->k : TY_VAR) {
+  case TY_INT: nz_buf_putc(b, 'i'); return;
+  case TY_FLOAT: nz_buf_putc(b, 'f'); return;
+  case TY_BOOL: nz_buf_putc(b, 'b'); return;
+  case TY_CHAR: nz_buf_putc(b, 'c'); return;
+  case TY_FUN: case TY_FNID: nz_buf_putc(b, 'n'); return;
+  case TY_SEQ:
+    nz_buf_putc(b, '[');
+    show_desc(b, t->a, c);
+    return;
+  case TY_PAIR:
+    nz_buf_putc(b, '(');
+    show_desc(b, t->a, c);
+    show_desc(b, t->b, c);
+    return;
+  case TY_DATA: {
+    ShowCtx in = {t->args, t->nargs, c};
+    nz_buf_printf(b, "d%s;", t->dt->name);
+    show_desc(b, t->dt->fields, &in);
+    return;
+  }
+  case TY_GEN:
+    if (c && t->id < c->nargs) {
+      show_desc(b, c->args[t->id], c->up);
+      return;
+    }
+    nz_buf_putc(b, 'i'); /* flattening represents an unbound type variable as int */
+    return;
+  case TY_VAR: nz_buf_putc(b, 'i'); return;
+  }
+}
+
+/* The text operand of the show that prints form d's line, as the AST interpreter
+ * prints it (nesl_interp.c print_result): DESC \t PRINT_LENGTH \t PREFIX \t SUFFIX. */
+static char *show_text(NlDecl *d) {
+  NzBuf b = {0};
+  if (d->k == D_FUN || d->k == D_DATA) {
+    nz_buf_printf(&b, "\t0\t\t%s = fn : ", d->name);
+  } else {
+    show_desc(&b, d->ty, NULL);
+    nz_buf_printf(&b, "\t%d\t", nesl_print_length);
+    if (d->k == D_BIND) nesl_pat_str(&b, d->pat);
+    else nz_buf_puts(&b, "it");
+    nz_buf_puts(&b, " = \t : ");
+  }
+  nesl_type_str(&b, d->ty);
+  nz_buf_putc(&b, '\n');
+  return b.s;
+}
+
+/* show(text, v) as a λcu expression; v NULL for (). */
+static LcuExpr *show_call(LcuProgram *p, const char *text, LcuExpr *v, NzLoc L) {
+  LcuExpr *m = lcu_expr_new(p, LE_ARRAY, L);
+  int len = (int)strlen(text);
+  m->nargs = len;
+  m->args = lcu_exprs(p, len);
+  for (int i = 0; i < len; i++) m->args[i] = lcu_char(p, (unsigned char)text[i], L);
+  LcuExpr *a[2] = {m, v ? v : lcu_tuple(p, 0, NULL, L)};
+  return lcu_prim(p, LP_SHOW, 2, a, L);
 }
 
 /* The components of global g in emitted main: names[k..k+n) of its defining form. */
@@ -113,9 +198,15 @@ static void emit_bind(NlPat *q, const FlTy *t, int first, EmitGlobals *gs) {
   }
 }
 
-static void emit_program(Job *j) {
-  if (!j->forms.n) return;
-  LcuProgram *all = lcu_program_new(j->forms.v[0]->lcu->src);
+/* Joins the forms' programs into one whose main runs them in order (see emit_lcu); with
+ * j->show main shows each form's line and returns (), else it returns every form's
+ * value. The forms' kernels and functions are borrowed: free with join_free. NULL if
+ * the joined program fails the checker (a bug; j->rc set). */
+static LcuProgram *join_forms(Job *j) {
+  const NzSource *src = NULL;
+  for (int f = 0; f < j->forms.n && !src; f++)
+    if (j->forms.v[f]) src = j->forms.v[f]->lcu->src;
+  LcuProgram *all = lcu_program_new(src);
   NzLoc L = {0};
   NZ_VEC(const char *) names = {0};
   NZ_VEC(const LcuType *) tys = {0};
@@ -125,6 +216,14 @@ static void emit_program(Job *j) {
   NZ_VEC(int) nb = {0};
   for (int f = 0; f < j->forms.n; f++) {
     FlProgram *fp = j->forms.v[f];
+    if (!fp) { /* a definition's line */
+      char nm[48];
+      snprintf(nm, sizeof nm, "s%d", f + 1);
+      nz_vec_push(binds, lcu_binder(nz_intern_cstr(nm), NULL, L));
+      nz_vec_push(rhs, show_call(all, j->shows.v[f], NULL, L));
+      nz_vec_push(nb, 1);
+      continue;
+    }
     for (int k = 0; k < fp->lcu->nkernels; k++) {
       all->kernels = nz_xrealloc(all->kernels, sizeof(LcuKernel *) * (size_t)(all->nkernels + 1));
       all->kernels[all->nkernels++] = fp->lcu->kernels[k];
@@ -158,6 +257,15 @@ static void emit_program(Job *j) {
     nz_vec_push(rhs, lcu_call(all, fname, args.n, av, L));
     nz_vec_push(nb, n);
     nz_vec_free(args);
+    if (j->show) { /* show(text, the form's value) */
+      LcuExpr **vs = lcu_exprs(all, n);
+      for (int c = 0; c < n; c++) vs[c] = lcu_var(all, names.v[first + c], L);
+      char nm[48];
+      snprintf(nm, sizeof nm, "s%d", f + 1);
+      nz_vec_push(binds, lcu_binder(nz_intern_cstr(nm), NULL, L));
+      nz_vec_push(rhs, show_call(all, j->shows.v[f], n == 1 ? vs[0] : lcu_tuple(all, n, vs, L), L));
+      nz_vec_push(nb, 1);
+    }
     NlDecl *d = j->form_decls.v[f];
     if (d->k == D_BIND) {
       emit_bind(d->pat, fp->result, first, &gs);
@@ -167,22 +275,52 @@ static void emit_program(Job *j) {
     }
   }
   LcuFunc *m = lcu_func_add(all, "main", L);
-  LcuExpr **res = lcu_exprs(all, names.n);
-  for (int i = 0; i < names.n; i++) res[i] = lcu_var(all, names.v[i], L);
-  LcuExpr *body = names.n == 1 ? res[0] : lcu_tuple(all, names.n, res, L);
-  m->ret = lcu_type_tuple(tys.n, tys.v);
+  LcuExpr *body;
+  if (j->show) {
+    body = lcu_tuple(all, 0, NULL, L);
+    m->ret = lcu_type_unit();
+  } else {
+    LcuExpr **res = lcu_exprs(all, names.n);
+    for (int i = 0; i < names.n; i++) res[i] = lcu_var(all, names.v[i], L);
+    body = names.n == 1 ? res[0] : lcu_tuple(all, names.n, res, L);
+    m->ret = lcu_type_tuple(tys.n, tys.v);
+  }
   int bi = binds.n;
-  for (int f = j->forms.n - 1; f >= 0; f--) {
+  for (int f = rhs.n - 1; f >= 0; f--) {
     bi -= nb.v[f];
     LcuBinder *b = lcu_binders(all, nb.v[f]);
     memcpy(b, binds.v + bi, sizeof(LcuBinder) * (size_t)nb.v[f]);
     body = lcu_let(all, nb.v[f], b, rhs.v[f], body, L);
   }
   m->body = body;
-  NzBuf out = {0};
+  nz_vec_free(names);
+  nz_vec_free(tys);
+  nz_vec_free(gs);
+  nz_vec_free(binds);
+  nz_vec_free(rhs);
+  nz_vec_free(nb);
   if (lcu_check(all) != 0) {
     nz_error("the joined λcu program fails the checker (a bug)");
     j->rc = NZ_EXIT_INTERNAL;
+  }
+  return all;
+}
+
+/* Frees a joined program, not the kernels and functions it borrowed. */
+static void join_free(LcuProgram *all) {
+  free(all->kernels);
+  free(all->funcs);
+  all->kernels = NULL;
+  all->funcs = NULL;
+  all->nkernels = all->nfuncs = 0;
+  lcu_program_free(all);
+}
+
+static void emit_program(Job *j) {
+  LcuProgram *all = join_forms(j);
+  NzBuf out = {0};
+  if (j->rc) {
+    /* message printed */
   } else if (j->fuse && (j->rc = drv_fuse(all, &j->fo, &out)) != NZ_EXIT_OK) {
     /* message printed */
   } else {
@@ -190,21 +328,48 @@ static void emit_program(Job *j) {
     fwrite(out.s, 1, out.len, stdout);
   }
   nz_buf_free(&out);
-  free(all->kernels);
-  free(all->funcs);
-  all->kernels = NULL;
-  all->funcs = NULL;
-  all->nkernels = all->nfuncs = 0;
-  lcu_program_free(all);
-  nz_vec_free(names);
-  nz_vec_free(tys);
-  nz_vec_free(gs);
-  nz_vec_free(binds);
-  nz_vec_free(rhs);
-  nz_vec_free(nb);
+  join_free(all);
 }
 
 static int process_source(Job *j, NzSource *src);
+
+/* Evaluates d with the AST interpreter with nothing printed: the compiled path needs the
+ * top-level values that functions read (flattening makes them literals). */
+static int eval_quiet(NlEnv *env, NlDecl *d) {
+  nz_stdout_flush();
+  fflush(stderr);
+  int o = dup(1), e = dup(2), nul = open("/dev/null", O_WRONLY);
+  if (o < 0 || e < 0 || nul < 0) nz_die("cannot redirect output: %s", strerror(errno));
+  dup2(nul, 1);
+  dup2(nul, 2);
+  close(nul);
+  int ok = nesl_eval_decl(env, d, false);
+  nz_stdout_flush();
+  fflush(stderr);
+  dup2(o, 1);
+  dup2(e, 2);
+  close(o);
+  close(e);
+  return ok;
+}
+
+/* The compiled path: d becomes a form of the joined program, with its show. */
+static int compile_decl(Job *j, NlDecl *d) {
+  if (d->k == D_BIND || d->k == D_EXPR) {
+    emit_lcu(j, d);
+    if (j->rc) return 0;
+    /* a run-time error: the compiled program stops at this form, as `nessie run` does */
+    if (!eval_quiet(j->env, d)) j->exited = true;
+    return 1;
+  }
+  if (!eval_quiet(j->env, d)) return 0;
+  if (d->k == D_DATA || (d->k == D_FUN && d->body)) { /* the `name = fn : TYPE` line */
+    nz_vec_push(j->forms, NULL);
+    nz_vec_push(j->form_decls, d);
+    nz_vec_push(j->shows, show_text(d));
+  }
+  return 1;
+}
 
 static int process_file(Job *j, const char *path, NzLoc from) {
   if (j->depth > 16) {
@@ -288,7 +453,7 @@ static int process_source(Job *j, NzSource *src) {
       continue;
     }
     if (d->k == D_SET) {
-      if (!j->emit) {
+      if (!j->emit || j->show) { /* --show: the shows after it truncate to N elements */
         nesl_print_length = d->nfields < 0 ? 0 : d->nfields;
         continue;
       }
@@ -297,7 +462,9 @@ static int process_source(Job *j, NzSource *src) {
       ok = 0;
       break;
     }
-    if (j->emit && strcmp(j->stage, "ast")) {
+    if (j->show) {
+      ok = compile_decl(j, d);
+    } else if (j->emit && strcmp(j->stage, "ast")) {
       if (d->k == D_BIND || d->k == D_EXPR) {
         emit_lcu(j, d);
         if (j->rc) ok = 0;
@@ -329,14 +496,16 @@ static int job_main(void *arg) {
     nz_error("the NESL basis library failed to load");
     return NZ_EXIT_INTERNAL;
   }
+  /* run --target=c: the front end's errors wait until the earlier forms have run */
+  FILE *held = j->defer ? tmpfile() : NULL;
+  int saved = -1;
+  if (held) {
+    fflush(stderr);
+    saved = dup(2);
+    dup2(fileno(held), 2);
+  }
   int ok = process_file(j, j->file, (NzLoc){0});
-  if (ok && j->emit && strcmp(j->stage, "ast")) emit_program(j);
-  for (int i = 0; i < j->forms.n; i++) flan_program_free(j->forms.v[i]);
-  nz_vec_free(j->forms);
-  nz_vec_free(j->form_decls);
-  if (j->rc) return j->rc;
-  if (!ok) return NZ_EXIT_USER;
-  if (j->expr && !j->exited) {
+  if (ok && j->expr && !j->exited) { /* -e EXPR: a last form */
     NzBuf b = {0};
     nz_buf_puts(&b, j->expr);
     size_t l = b.len;
@@ -345,8 +514,39 @@ static int job_main(void *arg) {
     NzSource *src = nz_source_from_string("<-e>", b.s);
     nz_buf_free(&b);
     nz_vec_push(j->env->sources, src);
-    if (!process_source(j, src)) return j->rc ? j->rc : NZ_EXIT_USER;
+    ok = process_source(j, src);
   }
+  if (held) {
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+  }
+  int urc = 0;
+  if (j->use && !j->rc && (ok || j->defer)) {
+    LcuProgram *all = join_forms(j);
+    urc = j->rc ? j->rc : j->use(all, j->use_ctx);
+    join_free(all);
+  } else if (ok && j->emit && strcmp(j->stage, "ast") && (j->forms.n || j->show)) {
+    emit_program(j);
+  }
+  if (held) {
+    if (urc == 0) { /* what `nessie run` reports after the forms before the error */
+      rewind(held);
+      char buf[4096];
+      size_t n;
+      while ((n = fread(buf, 1, sizeof buf, held)) > 0) fwrite(buf, 1, n, stderr);
+    }
+    fclose(held);
+  }
+  for (int i = 0; i < j->forms.n; i++)
+    if (j->forms.v[i]) flan_program_free(j->forms.v[i]);
+  for (int i = 0; i < j->shows.n; i++) free(j->shows.v[i]);
+  nz_vec_free(j->forms);
+  nz_vec_free(j->form_decls);
+  nz_vec_free(j->shows);
+  if (urc) return urc;
+  if (j->rc) return j->rc;
+  if (!ok) return NZ_EXIT_USER;
   return NZ_EXIT_OK;
 }
 
@@ -354,17 +554,41 @@ static void usage(FILE *f) {
   fputs("usage: nessie check PROG.nesl\n"
         "       nessie run PROG.nesl [-e EXPR] [--interp=ast|lcu] [--check]\n"
         "                  [--scheduler=S [--solver=glpk|cbc] [--time-limit=SEC]]\n"
-        "       nessie emit PROG.nesl --stage=ast|lcu|fused [--scheduler=S]\n",
+        "       nessie emit PROG.nesl --stage=ast|lcu|fused [--scheduler=S] [--show]\n"
+        "  (--show: main prints each form's line as `nessie run` does, the program nessie build\n"
+        "   compiles; else it returns every form's value)\n",
         f);
+}
+
+/* The interpreter allocates and frees many large sequences: keep freed memory in the
+ * process instead of returning it to the kernel, which must zero it again. */
+static int run_job(Job *j) {
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);
+  j->env = nesl_env_new();
+  int rc = nesl_run_on_big_stack(job_main, j);
+  nz_stdout_flush();
+  nesl_env_free(j->env);
+  nesl_rt_reset();
+  return rc;
+}
+
+int drv_nesl_compile(const char *path, const char *expr, int defer, int (*use)(LcuProgram *p, void *ctx),
+                     void *ctx) {
+  Job j = {0};
+  j.file = path;
+  j.expr = expr;
+  j.stage = "lcu";
+  j.show = true;
+  j.defer = defer;
+  j.use = use;
+  j.use_ctx = ctx;
+  drv_fuse_defaults(&j.fo); /* the caller fuses the joined program */
+  return run_job(&j);
 }
 
 int drv_cmd_nesl(int argc, char **argv) {
   const char *cmd = argv[0];
-  if (!strcmp(cmd, "build")) {
-    fprintf(stderr, "nessie build: not implemented yet (the NESL front end stops at the AST "
-                    "interpreter)\n");
-    return NZ_EXIT_INTERNAL;
-  }
   Job j = {0};
   j.run = !strcmp(cmd, "run");
   j.emit = !strcmp(cmd, "emit");
@@ -394,6 +618,10 @@ int drv_cmd_nesl(int argc, char **argv) {
       }
     }
     if (!strcmp(a, "--check") && (j.run || j.emit)) continue; /* λcu is always checked */
+    if (!strcmp(a, "--show") && j.emit) {
+      j.show = true;
+      continue;
+    }
     if (!strcmp(a, "--stats") && j.run) {
       j.stats = true;
       continue;
@@ -431,20 +659,16 @@ int drv_cmd_nesl(int argc, char **argv) {
     if (!strcmp(j.fo.scheduler, "none")) j.fo.scheduler = "greedy-down";
   }
   if (j.run && j.fuse && !j.lcu) {
-    fprintf(stderr, "nessie run: --scheduler needs --interp=lcu\n");
+    fprintf(stderr, "nessie run: --scheduler needs --interp=lcu (or --target=c)\n");
     return NZ_EXIT_USAGE;
   }
-  /* The interpreter allocates and frees many large sequences: keep freed memory in the
-   * process instead of returning it to the kernel, which must zero it again. */
-  mallopt(M_MMAP_THRESHOLD, 256 << 20);
-  mallopt(M_TRIM_THRESHOLD, 512 << 20);
-  j.env = nesl_env_new();
-  int rc = nesl_run_on_big_stack(job_main, &j);
+  if (j.show && !strcmp(j.stage, "ast")) {
+    fprintf(stderr, "nessie emit: --show is for --stage=lcu|fused\n");
+    return NZ_EXIT_USAGE;
+  }
+  int rc = run_job(&j);
   if (j.stats)
     fprintf(stderr, "lcu stats: %lld SOAC applications, %lld elements\n", (long long)lcu_stats.soacs,
             (long long)lcu_stats.elements);
-  nz_stdout_flush();
-  nesl_env_free(j.env);
-  nesl_rt_reset();
   return rc;
 }

@@ -28,10 +28,16 @@ int drv_fuse(LcuProgram *p, DrvFuse *o, NzBuf *report);
 int drv_cmd_build(int argc, char **argv, int emit); /* build; emit --stage=c */
 int drv_cmd_run_target(int argc, char **argv);      /* run PROG --target=c */
 int drv_gen_c(const LcuProgram *p, const char *report, int profile, NzBuf *out);
-/* Compiles p (cached) and execs it with argv_rest as its arguments; returns
- * only on failure. report: the fusion report (names the fused clusters) or NULL. */
-int drv_run_compiled(const LcuProgram *p, const char *report, char **argv_rest, int nrest);
-/* NESL -> λcu for the compiled path (flattening); NULL with *rc set on failure. */
-LcuProgram *drv_nesl_lower(const char *path, int *rc);
+/* Compiles p (cached) and runs it with argv_rest as its arguments: by exec, returning
+ * only on failure, or (wait) as a child whose exit status it returns. report: the
+ * fusion report (names the fused clusters) or NULL. */
+int drv_run_compiled(const LcuProgram *p, const char *report, char **argv_rest, int nrest, int wait);
+/* cmd_nesl.c: NESL -> λcu for the compiled path: the file's forms flattened into one
+ * program whose main shows each form's output as `nessie run` prints it; use(p, ctx)
+ * gets it (checked, unfused) and its status is returned. A front-end error stops
+ * before use, or with defer comes after use's run (`nessie run --target=c`). expr: the
+ * text of `-e EXPR` (a last form) or NULL. */
+int drv_nesl_compile(const char *path, const char *expr, int defer, int (*use)(LcuProgram *p, void *ctx),
+                     void *ctx);
 
 #endif

@@ -336,6 +336,11 @@ LcuValue lcu_value_copy(LcuValue v);
  * [1, 2], segdes[2, 0, 1], (1, [T, F]). */
 void lcu_value_print(NzBuf *b, LcuValue v);
 void lcu_float_print(NzBuf *b, double f); /* shortest round-trip, NESL layout */
+/* ------------------------------------------------------------ lcu_show.c */
+/* The `show` primitive: appends to b the line described by text[0..len) (layout in
+ * compiler/lcu/README.md) with the NESL value held in the flat components comps[0..n).
+ * Returns 0, or -1 (nothing appended) if the text or the components are malformed. */
+int lcu_show(NzBuf *b, const char *text, size_t len, const LcuValue *comps, int n);
 /* Parses a literal of the given type (command-line arguments): ints, floats,
  * T/F/t/f/true/false, `a or 'a', [..], segdes[..], (..). Returns 0 on success,
  * else prints "argument N: ..." and returns -1. */

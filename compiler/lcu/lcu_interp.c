@@ -817,6 +817,26 @@ NOINLINE static LcuValue prim_print(Interp *I, const LcuExpr *e, Frame *f) {
   return lcu_value_tuple(0, NULL);
 }
 
+NOINLINE static LcuValue prim_show(Interp *I, const LcuExpr *e, Frame *f) {
+  LcuValue t = eval(I, e->args[0], f);
+  temp_push(I, t);
+  LcuValue v = eval(I, e->args[1], f);
+  temp_push(I, v);
+  int n = v.kind == LT_TUPLE ? v.u.tup.n : 1;
+  NzBuf b = {0};
+  if (lcu_show(&b, (const char *)t.u.arr->d.b, (size_t)t.u.arr->len, v.kind == LT_TUPLE ? v.u.tup.elems : &v,
+               n) != 0) {
+    nz_buf_free(&b);
+    fault(I, e->loc, "show: the value does not match the description '%.*s'", (int)t.u.arr->len,
+          (const char *)t.u.arr->d.b);
+  }
+  fwrite(b.s, 1, b.len, stdout); /* by length: a '\0' char is printed too */
+  nz_buf_free(&b);
+  lcu_value_release(temp_pop(I));
+  lcu_value_release(temp_pop(I));
+  return lcu_value_tuple(0, NULL);
+}
+
 NOINLINE static LcuValue prim_fail_if(Interp *I, const LcuExpr *e, Frame *f) {
   LcuValue c = eval(I, e->args[0], f);
   LcuValue m = eval(I, e->args[1], f);
@@ -974,6 +994,7 @@ static LcuValue eval(Interp *I, const LcuExpr *e, Frame *f) {
       }
       case LP_PRINT: return prim_print(I, e, f);
       case LP_FAIL_IF: return prim_fail_if(I, e, f);
+      case LP_SHOW: return prim_show(I, e, f);
       case LP_MAKE_SEGDES: return prim_make_segdes(I, e, f);
       case LP_SEG_LENGTHS: return prim_seg_lengths(I, e, f);
       case LP_SELECT: return prim_select(I, e, f);

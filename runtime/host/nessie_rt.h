@@ -238,6 +238,9 @@ RtArr *rt_seg_lengths(const RtSeg *s);
 /* print(v): `type` is the λcu type text of v ("(int, [float])"), cells its
  * components; prints the value and a newline like the interpreter. */
 void rt_print(const char *type, const RtCell *cells);
+/* show(text, v): the NESL value v (ncells cells of λcu type `type`) printed as text
+ * describes (compiler/lcu/lcu_show.c); a mismatch is a fault at loc. */
+void rt_show(const RtArr *text, const char *type, const RtCell *cells, int ncells, int loc);
 
 /* ------------------------------------------- parallel loops (rt_par.c) */
 

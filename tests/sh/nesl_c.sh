@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# nesl_c.sh — every tests/nesl program that goes through the λcu pipeline
+# (tests/sh/nesl_lcu.sh: all but tests/nesl/lcu_unsupported.txt) compiled to native
+# code (`nessie run PROG.nesl --target=c`: flattening, the `show` of each form, C,
+# the runtime) prints byte for byte what the AST interpreter prints, on stdout and on
+# stderr, with the same exit status: unfused and fused by greedy-down. Programs that
+# go through --interp=lcu but not through C are failures unless listed in
+# tests/nesl/c_unsupported.txt with a reason (printed). NESL_C_SCHEDULERS overrides
+# the scheduler list; the sanitizer build compiles every third program unless
+# NESL_C_ALL is set. The C compiler runs at -O1 (NESSIE_CFLAGS) with a private cache.
+source "$(dirname "$0")/common.bash"
+cd "$(dirname "$0")/../.."
+list=tests/nesl/lcu_unsupported.txt own=tests/nesl/c_unsupported.txt
+[ -f "$list" ] || { bad "missing $list"; exit 1; }
+[ -f "$own" ] || { bad "missing $own"; exit 1; }
+[ -f "$bin/nessie-rt/libnessie_rt.a" ] || { echo "SKIP: no runtime library in $bin/nessie-rt"; exit 77; }
+command -v "${NESSIE_CC:-cc}" >/dev/null || { echo "SKIP: no C compiler"; exit 77; }
+export NESSIE_CACHE_DIR=$tmp/cache NESSIE_CFLAGS=${NESSIE_CFLAGS:--O1}
+scheds=${NESL_C_SCHEDULERS:-none greedy-down}
+every=1
+case $bin in *asan*) [ -n "${NESL_C_ALL:-}" ] || every=3 ;; esac
+grep -v '^#' "$own" | grep . | sed 's/^/not compiled (tests\/nesl\/c_unsupported.txt): /'
+compared=0 i=0 listed=0 now_ok=()
+for f in tests/nesl/*.nesl; do
+  name=$(basename "$f" .nesl)
+  b=${f%.nesl}
+  extra=()
+  if [ -f "$b.args" ]; then
+    read -r -a a <"$b.args"
+    [ "${a[0]}" = run ] || continue # check / emit programs test other commands
+    extra=("${a[@]:2}")
+  fi
+  grep -q "^$name " "$list" && continue
+  i=$((i + 1))
+  [ $((i % every)) -eq 0 ] || continue
+  timeout 120 "$bin/nessie" run "$f" "${extra[@]}" --interp=ast >"$tmp/ast.out" 2>"$tmp/ast.err" </dev/null
+  echo "exit $?" >>"$tmp/ast.out"
+  if grep -q "^$name " "$own"; then
+    listed=$((listed + 1))
+    timeout 120 "$bin/nessie" run "$f" "${extra[@]}" --target=c >"$tmp/c.out" 2>"$tmp/c.err" </dev/null
+    echo "exit $?" >>"$tmp/c.out"
+    cmp -s "$tmp/ast.out" "$tmp/c.out" && cmp -s "$tmp/ast.err" "$tmp/c.err" && now_ok+=("$name")
+    continue
+  fi
+  for s in $scheds; do
+    opt=()
+    [ "$s" = none ] || opt=(--scheduler="$s")
+    timeout 120 "$bin/nessie" run "$f" "${extra[@]}" --target=c "${opt[@]}" >"$tmp/c.out" 2>"$tmp/c.err" </dev/null
+    echo "exit $?" >>"$tmp/c.out"
+    if ! cmp -s "$tmp/ast.out" "$tmp/c.out" || ! cmp -s "$tmp/ast.err" "$tmp/c.err"; then
+      bad "$f (scheduler $s): the compiled program differs from nessie run"
+      diff "$tmp/ast.out" "$tmp/c.out" | head -n 6
+      diff "$tmp/ast.err" "$tmp/c.err" | head -n 6
+    fi
+  done
+  compared=$((compared + 1))
+done
+echo "compared $compared programs compiled (schedulers: $scheds; every ${every}th program); $listed listed in $own"
+[ ${#now_ok[@]} -eq 0 ] || echo "listed but now identical (remove from $own): ${now_ok[*]}"
+[ "$compared" -gt 0 ] || bad "no program compared"
+while read -r n _; do
+  case $n in '' | '#'*) continue ;; esac
+  [ -f "tests/nesl/$n.nesl" ] || bad "$own names $n, which is not in tests/nesl"
+done <"$own"
+exit $fail
