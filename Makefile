@@ -136,7 +136,7 @@ test-gpu: all
 
 # The main job, as far as the pipeline goes today: a λcu program checked, run,
 # fused by the ILP scheduler (report and fused program) and run fused; then a
-# NESL program through the reference interpreter.
+# NESL program through the reference interpreter, flattened to λcu, and compiled to C.
 run: deps
 	$(MAKE) all
 	bin/nessie lcu check tests/lcu/dotprod.lcu
@@ -144,6 +144,8 @@ run: deps
 	bin/nessie lcu fuse tests/lcu/dotprod.lcu --scheduler=ilp
 	bin/nessie lcu run tests/lcu/dotprod.lcu '[1.0, 2.0, 3.0]' '[4.0, 5.0, 6.0]' --scheduler=ilp
 	bin/nessie run tests/nesl/quicksort.nesl
+	bin/nessie run tests/nesl/quicksort.nesl --interp=lcu --scheduler=greedy-down
+	bin/nessie run tests/nesl/quicksort.nesl --target=c --scheduler=greedy-down
 
 SIZE ?= default
 JOBS ?= 2
