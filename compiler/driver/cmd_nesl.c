@@ -71,7 +71,7 @@ static int run_lcu(Job *j, NlDecl *d) {
   NZ_VEC(LcuValue) args = {0};
   for (int i = 0; i < fp->nglobals; i++) {
     int n = flan_ncomp(fp->gtys[i], false);
-    LcuValue tmp[n];
+    LcuValue tmp[n > 0 ? n : 1];
     flan_value_to_lcu(j->env->globals.v[fp->globals[i]].val, fp->gtys[i], tmp);
     for (int k = 0; k < n; k++) nz_vec_push(args, tmp[k]);
   }
@@ -251,7 +251,7 @@ static LcuProgram *join_forms(Job *j) {
       for (int c = 0; c < gs.v[at].n; c++) nz_vec_push(args, lcu_var(all, names.v[gs.v[at].first + c], L));
     }
     int n = flan_ncomp(fp->result, false), first = names.n;
-    const LcuType *rt[n];
+    const LcuType *rt[n > 0 ? n : 1];
     flan_comp_types(fp->result, false, rt);
     for (int c = 0; c < n; c++) {
       char nm[48];

@@ -64,6 +64,7 @@ typedef struct {
   FlCtx *ctx;
   FlBlk *blk;
   NzLoc uloc; /* where a fault in the code being compiled is reported */
+  const char *fn_name; /* the NESL function whose code is being lowered (kernel names) */
   bool in_main;
   NZ_VEC(FlInst) insts;
   NZ_VEC(NlDecl *) inlining;

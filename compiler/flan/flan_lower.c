@@ -415,7 +415,7 @@ static FlVal lower_if(Fl *F, NlExpr *e) {
     LcuExpr *te = close_val(F, bt, tv), *ee = close_val(F, be, ev);
     int n = nc(tv);
     FlVal r = {t, tv.ctx, flan_comps(F, n)};
-    const LcuType *tys[n];
+    const LcuType *tys[n > 0 ? n : 1];
     flan_comp_types(t, tv.ctx != NULL, tys);
     flan_emitn(F, F->blk, n, tys, r.c, lcu_if(p, flan_v(F, c.c[0]), te, ee, L));
     return r;
@@ -430,7 +430,7 @@ static FlVal lower_if(Fl *F, NlExpr *e) {
       &k, C->n, lcu_prim(p, LP_NOT, 1, (LcuExpr *[]){lcu_index(p, flan_kc(&k, c.c[0]), flan_kix(&k), L)}, L));
   FlComp nt = flan_rows(F, it), ne = flan_rows(F, ie);
   int n = flan_ncomp(t, true);
-  const LcuType *tys[n];
+  const LcuType *tys[n > 0 ? n : 1];
   flan_comp_types(t, true, tys);
   FlComp *res[2];
   for (int br = 0; br < 2; br++) {
@@ -617,6 +617,7 @@ static const char *instance(Fl *F, NlDecl *d, const FlTy **sub, int nsub, uint64
   F->in_main = false;
   F->ups = NULL;
   F->nups = 0;
+  F->fn_name = d->name;
   nz_vec_push(F->inlining, d);
   if (user) F->uloc = d->body->loc;
   else F->uloc = uloc;
@@ -638,7 +639,7 @@ static const char *instance(Fl *F, NlDecl *d, const FlTy **sub, int nsub, uint64
     bool lifted = (mask >> i) & 1;
     int n = flan_ncomp(lt, lifted);
     FlVal v = {lt, lifted ? C : NULL, flan_comps(F, n)};
-    const LcuType *tys[n];
+    const LcuType *tys[n > 0 ? n : 1];
     flan_comp_types(lt, lifted, tys);
     for (int j = 0; j < n; j++) {
       v.c[j].name = flan_fresh(F, lp[i]->name);
@@ -655,7 +656,7 @@ static const char *instance(Fl *F, NlDecl *d, const FlTy **sub, int nsub, uint64
   FlVal r = lower(F, d->body);
   if (C) r = flan_lift(F, r, C);
   int n = nc(r);
-  const LcuType *rts[n];
+  const LcuType *rts[n > 0 ? n : 1];
   flan_comp_types(rt, C != NULL, rts);
   fn->ret = lcu_type_tuple(n, rts);
   fn->body = blk_close(F, F->blk, tuple_of(F, n, r.c));
@@ -716,6 +717,8 @@ static FlVal call_user(Fl *F, NlExpr *e, NlDecl *d, const FlTy **given) {
     NzLoc suloc = F->uloc;
     FlVal **sups = F->ups;
     int snups = F->nups;
+    const char *sname = F->fn_name;
+    F->fn_name = d->name;
     F->ups = NULL;
     F->nups = 0;
     F->nslots = d->nslots;
@@ -739,6 +742,7 @@ static FlVal call_user(Fl *F, NlExpr *e, NlDecl *d, const FlTy **given) {
     F->uloc = suloc;
     F->ups = sups;
     F->nups = snups;
+    F->fn_name = sname;
     r.t = rt;
     return r;
   }
@@ -753,7 +757,7 @@ static FlVal call_user(Fl *F, NlExpr *e, NlDecl *d, const FlTy **given) {
   FlVal r = {rt, mask ? F->ctx : NULL, NULL};
   int n = nc(r);
   r.c = flan_comps(F, n);
-  const LcuType *tys[n];
+  const LcuType *tys[n > 0 ? n : 1];
   flan_comp_types(rt, mask != 0, tys);
   flan_emitn(F, F->blk, n, tys, r.c, c);
   nz_vec_free(args);
@@ -1008,7 +1012,7 @@ static FlVal global_val(Fl *F, int g, NlExpr *e) {
     for (int i = 0; i < F->gslot.n; i++)
       if (F->gslot.v[i] == g) return F->gval.v[i];
     FlVal v = {t, NULL, flan_comps(F, n)};
-    const LcuType *tys[n];
+    const LcuType *tys[n > 0 ? n : 1];
     flan_comp_types(t, false, tys);
     for (int i = 0; i < n; i++) {
       v.c[i].name = flan_fresh(F, gl->name);
@@ -1021,7 +1025,7 @@ static FlVal global_val(Fl *F, int g, NlExpr *e) {
   /* inside a function, and the basis's values: the value itself, as literals */
   LcuValue *vals = nz_xcalloc((size_t)n, sizeof(LcuValue));
   flan_value_to_lcu(gl->val, t, vals);
-  const LcuType *tys[n];
+  const LcuType *tys[n > 0 ? n : 1];
   flan_comp_types(t, false, tys);
   FlVal v = {t, NULL, flan_comps(F, n)};
   for (int i = 0; i < n; i++) {
@@ -1051,13 +1055,14 @@ FlProgram *flan_lower_form(NlEnv *env, NlDecl *d) {
     F->blk = blk_new(F);
     F->uloc = d->body->loc;
     F->in_main = true;
+    F->fn_name = "top";
     const FlTy *rt = ty(F, d->body->ty, d->body->loc);
     if (flan_ty_has_fn(rt)) flan_unsupported(F, d->body->loc, "a top-level value holding a function");
     FlVal r = lower(F, d->body);
     int n = nc(r);
     LcuFunc *m = lcu_func_add(F->p, "main", d->loc);
     m->body = blk_close(F, F->blk, tuple_of(F, n, r.c));
-    const LcuType *rts[n];
+    const LcuType *rts[n > 0 ? n : 1];
     flan_comp_types(rt, false, rts);
     m->ret = lcu_type_tuple(n, rts);
     int np = 0;

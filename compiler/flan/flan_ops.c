@@ -42,7 +42,14 @@ static LcuBinder *usings(FlKb *k) {
 static void finish(FlKb *k, LcuSoac s, int nout, const LcuType **tys, FlComp *out) {
   Fl *F = k->F;
   LcuProgram *p = F->p;
-  LcuKernel *K = lcu_kernel_add(p, flan_fresh(F, "k"), k->loc);
+  /* named after the NESL function and line it comes from, so that fusion's reports
+   * and pictures point at the source: qsort_l8_k_123 */
+  NzBuf nm = {0};
+  for (const char *c = F->fn_name ? F->fn_name : "top"; *c; c++)
+    nz_buf_putc(&nm, (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ? *c : '_');
+  nz_buf_printf(&nm, "_l%d_k", k->loc.line);
+  LcuKernel *K = lcu_kernel_add(p, flan_fresh(F, nm.s[0] == '_' ? nm.s + 1 : nm.s), k->loc);
+  nz_buf_free(&nm);
   K->nparams = k->caps.n;
   K->params = lcu_binders(p, k->caps.n);
   for (int i = 0; i < k->caps.n; i++) K->params[i] = lcu_binder(k->caps.v[i].name, k->caps.v[i].ty, k->loc);
@@ -95,7 +102,7 @@ void flan_kb_map(FlKb *k, FlComp n, LcuExpr *body, int nout, const LcuType **tys
   s.nthunks = 1;
   s.thunks[0] = index_thunk(k, body);
   s.size = size_of(k, n);
-  const LcuType *at[nout];
+  const LcuType *at[nout > 0 ? nout : 1];
   for (int i = 0; i < nout; i++) at[i] = lcu_type_array(tys[i]->kind);
   Fl *F = k->F;
   finish(k, s, nout, at, out);
@@ -182,7 +189,7 @@ void flan_check(Fl *F, FlComp bad, const char *msg, NzLoc loc) {
 
 void flan_empty(Fl *F, const FlTy *t, FlComp *out) {
   int n = flan_ncomp(t, true);
-  const LcuType *tys[n];
+  const LcuType *tys[n > 0 ? n : 1];
   flan_comp_types(t, true, tys);
   LcuProgram *p = F->p;
   for (int i = 0; i < n; i++) {

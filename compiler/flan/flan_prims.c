@@ -759,7 +759,7 @@ static FlVal error_prim(Fl *F, FlVal *a, const FlTy *rt, NzLoc loc) {
   FlComp *rows = flan_comps(F, flan_ncomp(rt, true));
   flan_empty(F, rt, rows);
   int n = flan_ncomp(rt, false);
-  const LcuType *tys[n];
+  const LcuType *tys[n > 0 ? n : 1];
   flan_comp_types(rt, false, tys);
   /* scalars: zero; sequences: empty */
   int k = 0;
