@@ -159,19 +159,18 @@ static const char *functor(Kern *K, const LcuThunk *t, int values, int rstruct, 
   return name;
 }
 
-/* Output pointer members (`T *oK;`) and their host initialisers, for the
- * components of t picked by `pick` (NULL: all). */
+/* Output pointer members (`T *oK;`) of a wrapper functor and their host
+ * initialisers (", (T *)rt_cu_dev(arr)" each). */
 typedef struct {
   NzBuf mem, init;
 } Outs;
 
-static void out_member(Kern *K, Outs *o, const LcuType *c, int k, const char *arr) {
+static void out_member(Outs *o, const LcuType *c, int k, const char *arr) {
   nz_buf_printf(&o->mem, "  %s *__restrict__ o%d;\n", ct(c), k);
   nz_buf_printf(&o->init, ", (%s *)rt_cu_dev(%s)", ct(c), arr);
-  (void)K;
 }
 
-/* NAME = a new device array of len elements of t's component k. */
+/* NAME = a new device array of len elements of type c (zeroed if asked). */
 static void out_array(Kern *K, const char *name, const LcuType *c, const char *len, int zero) {
   LINE("%s = rt_cu_arr_new(%s, %s, %d);", name, cg_rt_elem(c->kind), len, zero);
 }
@@ -203,7 +202,7 @@ static void soac_map_once(Kern *K, const LcuSoac *s, int once) {
       nz_buf_printf(&o.init, ", once%d.p", k);
     } else {
       out_array(K, bind(K, s, k), comp(t, k), "n", 0);
-      out_member(K, &o, comp(t, k), k, bind(K, s, k));
+      out_member(&o, comp(t, k), k, bind(K, s, k));
     }
   }
   nz_buf_printf(&K->fb, "struct %s_w {\n  %s f;\n%s", K->pre, f, o.mem.s ? o.mem.s : "");
@@ -259,10 +258,10 @@ static void soac_reduce_scan(Kern *K, const LcuSoac *s, int scan, int seg) {
     const char *v = bind(K, s, k);
     if (s->rops[k] == LR_ID) {
       out_array(K, v, comp(t, k), "n", 0);
-      out_member(K, &w, comp(t, k), k, v);
+      out_member(&w, comp(t, k), k, v);
     } else if (scan || seg) {
       out_array(K, v, comp(t, k), scan ? "n" : "nsegs", 0);
-      out_member(K, &st, comp(t, k), k, v);
+      out_member(&st, comp(t, k), k, v);
     }
   }
   nz_buf_printf(b, "struct %s_w {\n  %s f;\n%s", P, f, w.mem.s ? w.mem.s : "");

@@ -58,7 +58,7 @@ for c in "build tests/nesl/quicksort.nesl" "run tests/nesl/quicksort.nesl --targ
   "$n" $c >"$tmp/o" 2>&1; st=$?
   [ $st = 3 ] && grep -q "not available yet" "$tmp/o" || bad "nessie $c: exit $st, $(cat "$tmp/o")"
 done
-"$n" build $f --target=cuda >/dev/null 2>&1; [ $? = 2 ] || bad "--target=cuda: not exit 2"
+"$n" build $f --target=opencl >/dev/null 2>&1; [ $? = 2 ] || bad "--target=opencl: not exit 2" # (cuda is a target now: tests/sh/cuda_*.sh)
 "$n" build $f --bogus >/dev/null 2>&1; [ $? = 2 ] || bad "--bogus: not exit 2"
 "$n" build tests/lcu/check_err_no_main.lcu -o "$tmp/x" >/dev/null 2>&1; [ $? = 1 ] || bad "a program that fails to check: not exit 1"
 [ $fail = 0 ] && echo "nessie build, emit --stage=c and the compiled binary's command line work"
