@@ -150,10 +150,20 @@ static void show_desc(NzBuf *b, NlType *t, const ShowCtx *c) {
 
 /* The text operand of the show that prints form d's line, as the AST interpreter
  * prints it (nesl_interp.c print_result): DESC \t PRINT_LENGTH \t PREFIX \t SUFFIX. */
+static bool fn_valued(NlDecl *d) {
+  NlType *t = nesl_type_resolve(d->ty);
+  return t && t->k == TY_FUN;
+}
+
 static char *show_text(NlDecl *d) {
   NzBuf b = {0};
   if (d->k == D_FUN || d->k == D_DATA) {
     nz_buf_printf(&b, "\t0\t\t%s = fn : ", d->name);
+  } else if (fn_valued(d)) { /* a function value: known by its type, printed as fn */
+    nz_buf_puts(&b, "\t0\t\t");
+    if (d->k == D_BIND) nesl_pat_str(&b, d->pat);
+    else nz_buf_puts(&b, "it");
+    nz_buf_puts(&b, " = fn : ");
   } else {
     show_desc(&b, d->ty, NULL);
     nz_buf_printf(&b, "\t%d\t", nesl_print_length);
@@ -355,7 +365,7 @@ static int eval_quiet(NlEnv *env, NlDecl *d) {
 
 /* The compiled path: d becomes a form of the joined program, with its show. */
 static int compile_decl(Job *j, NlDecl *d) {
-  if (d->k == D_BIND || d->k == D_EXPR) {
+  if ((d->k == D_BIND || d->k == D_EXPR) && !fn_valued(d)) {
     emit_lcu(j, d);
     if (j->rc) return 0;
     /* a run-time error: the compiled program stops at this form, as `nessie run` does */
@@ -363,7 +373,7 @@ static int compile_decl(Job *j, NlDecl *d) {
     return 1;
   }
   if (!eval_quiet(j->env, d)) return 0;
-  if (d->k == D_DATA || (d->k == D_FUN && d->body)) { /* the `name = fn : TYPE` line */
+  if (d->k != D_FUN || d->body) { /* the `name = fn : TYPE` line */
     nz_vec_push(j->forms, NULL);
     nz_vec_push(j->form_decls, d);
     nz_vec_push(j->shows, show_text(d));

@@ -220,7 +220,7 @@ static Sig prim_sig(LcuPrim p) {
   case LP_SEG_LENGTHS: SIG(K_SEGDES, 0, 0, 1, R_INTARR); break;
   case LP_PRINT: SIG(K_ANY, 0, 0, 1, R_UNIT); break;
   case LP_FAIL_IF: SIG(K_BOOL, K_CHARARR, 0, 1, R_UNIT); break;
-  case LP_SHOW: SIG(K_CHARARR, K_ANY, 0, 0, R_UNIT); break;
+  case LP_SHOW: SIG(K_CHARARR, K_ANY, 0, 2, R_UNIT); break;
   case LP__COUNT: nz_die("prim_sig: LP__COUNT is not a primitive");
   }
 #undef SIG
