@@ -193,18 +193,23 @@ typedef struct {
 } EmitGlobal;
 typedef NZ_VEC(EmitGlobal) EmitGlobals;
 
-static void emit_bind(NlPat *q, const FlTy *t, int first, EmitGlobals *gs) {
-  switch (q->k) {
-  case P_VAR: {
-    EmitGlobal e = {q->slot, first, flan_ncomp(t, false)};
+/* Global g now lives in names[first..first+n): so do the earlier definitions of its name
+ * with the same type, which functions defined before it read (NESL.md 4.6). */
+static void emit_global(NlEnv *env, int g, int first, int n, EmitGlobals *gs) {
+  for (; g >= 0; g = env->globals.v[g].older) {
+    EmitGlobal e = {g, first, n};
     nz_vec_push(*gs, e);
-    return;
   }
+}
+
+static void emit_bind(NlEnv *env, NlPat *q, const FlTy *t, int first, EmitGlobals *gs) {
+  switch (q->k) {
+  case P_VAR: emit_global(env, q->slot, first, flan_ncomp(t, false), gs); return;
   case P_PAIR:
-    emit_bind(q->a, t->a, first, gs);
-    emit_bind(q->b, t->b, first + flan_ncomp(t->a, false), gs);
+    emit_bind(env, q->a, t->a, first, gs);
+    emit_bind(env, q->b, t->b, first + flan_ncomp(t->a, false), gs);
     return;
-  case P_CON: emit_bind(q->a, t, first, gs); return;
+  case P_CON: emit_bind(env, q->a, t, first, gs); return;
   }
 }
 
@@ -277,12 +282,8 @@ static LcuProgram *join_forms(Job *j) {
       nz_vec_push(nb, 1);
     }
     NlDecl *d = j->form_decls.v[f];
-    if (d->k == D_BIND) {
-      emit_bind(d->pat, fp->result, first, &gs);
-    } else {
-      EmitGlobal e = {d->global, first, n};
-      nz_vec_push(gs, e);
-    }
+    if (d->k == D_BIND) emit_bind(j->env, d->pat, fp->result, first, &gs);
+    else emit_global(j->env, d->global, first, n, &gs);
   }
   LcuFunc *m = lcu_func_add(all, "main", L);
   LcuExpr *body;

@@ -219,8 +219,12 @@ static inline int32_t rt_seg_of(const RtSeg *s, int32_t i, int64_t it, int loc) 
     rt_fault(it, loc, "seg_of: element %d out of range (%lld elements)", i, (long long)s->total);
     return 0;
   }
-  if (RT_UNLIKELY(!s->segof)) rt_seg_need_segof((RtSeg *)s); /* CPU code; kernels build it first */
-  return s->segof[i];
+  const int32_t *so = __atomic_load_n(&s->segof, __ATOMIC_ACQUIRE);
+  if (RT_UNLIKELY(!so)) { /* CPU code, or a segdes the kernel did not prepare */
+    rt_seg_need_segof((RtSeg *)s);
+    so = __atomic_load_n(&s->segof, __ATOMIC_ACQUIRE);
+  }
+  return so[i];
 }
 
 /* fhash(x): the low word xor the high word of x's bits, -0.0 as 0.0 (NESL's hash). */

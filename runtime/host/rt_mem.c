@@ -92,13 +92,18 @@ RtSeg *rt_seg_from_lens(const int32_t *lens, int64_t nsegs) {
   return s;
 }
 
+/* Threads of a parallel loop may get here at once (seg_of in a thunk whose segdes the
+ * kernel did not prepare): the table is filled first and published after, so no thread
+ * reads a half-built one; a thread that loses the race frees its copy. */
 void rt_seg_need_segof(RtSeg *s) {
-  if (s->segof) return;
-  s->segof = rt_alloc(sizeof(int32_t) * (size_t)(s->total ? s->total : 1));
+  if (__atomic_load_n(&s->segof, __ATOMIC_ACQUIRE)) return;
+  int32_t *t = rt_alloc(sizeof(int32_t) * (size_t)(s->total ? s->total : 1));
   int64_t nsegs = s->nsegs;
 #pragma omp parallel for schedule(static)
   for (int64_t j = 0; j < nsegs; j++)
-    for (int64_t i = s->starts[j]; i < s->starts[j + 1]; i++) s->segof[i] = (int32_t)j;
+    for (int64_t i = s->starts[j]; i < s->starts[j + 1]; i++) t[i] = (int32_t)j;
+  int32_t *none = NULL;
+  if (!__atomic_compare_exchange_n(&s->segof, &none, t, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) rt_free(t);
 }
 
 void rt_seg_free(RtSeg *s) {
