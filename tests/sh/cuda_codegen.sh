@@ -14,7 +14,7 @@
 . "$(dirname "$0")/common.bash"
 cd "$(dirname "$0")/../.."
 every=1
-case "$bin" in *asan*) every=4 ;; esac
+case "$bin" in *asan*) every=12 ;; esac
 
 # ------------------------------------------------------------------ part 0
 # without nvcc: the .cu is written, the build says it could not compile it, exit 0
