@@ -12,7 +12,10 @@ if [ $? = 2 ]; then # a bad command line: the option does not exist yet
   echo "skipped: $bin/nessie run does not accept --interp=lcu yet"
   exit 77
 fi
-if ! bash experiments/nesl-fuzz.sh --count=300 --batch=25 --errors=50 --bin="$bin" \
+# The generator leaves out `@` and int_string (text formatting, __string), which the
+# flattener does not lower yet (tests/nesl/lcu_unsupported.txt): with them, every file
+# differs for that reason alone. Remove the --avoid when __string is lowered.
+if ! bash experiments/nesl-fuzz.sh --count=300 --batch=25 --errors=50 --bin="$bin" --gen='--avoid=@,int_string' \
   --out="$tmp/fuzz" >"$tmp/log" 2>&1; then
   bad "experiments/nesl-fuzz.sh:"
   cat "$tmp/log"
