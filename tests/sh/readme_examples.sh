@@ -13,8 +13,9 @@
 # Every command runs with bash, in order, all of them in one scratch directory that
 # holds a link to each top-level entry of the tree (tests/, experiments/, ...; nothing
 # a command writes lands in the tree) and bin -> the binaries under test, so files an
-# earlier command writes are there for later ones. A command must exit 0 (where the
-# README shows a failing program it shows `; echo "exit $?"` too).
+# earlier command writes are there for later ones. A command must exit 0, every part
+# of a pipeline included (bash -o pipefail); where the README shows a failing program
+# it shows `; echo "exit $?"` too.
 # How output is matched:
 #   - a line that is exactly "..." stands for any number of lines (none included);
 #   - "..." inside a line stands for any text within that line;
@@ -41,6 +42,9 @@ ln -s "$absbin" "$work/bin"
 cuda=1
 bash .ci/find-cuda >/dev/null 2>&1 || cuda=0
 export NESSIE_CACHE_DIR="$tmp/cache"
+# The sanitizer build suppresses Graphviz's own leaks (fusion/dot.c); LeakSanitizer
+# would list the suppressions it used on stderr at exit.
+export LSAN_OPTIONS=print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}
 
 python3 - "$root/README.md" "$work" "$cuda" "${README_SHOW:-0}" <<'EOF'
 import os, re, subprocess, sys
@@ -135,7 +139,7 @@ for start, cmds in blocks:
             skipped.append("README.md:%d and the rest of its block (no nvcc): %s" % (no, cmd))
             break
         try:
-            p = subprocess.run(["bash", "-c", cmd], cwd=work, stdout=subprocess.PIPE,
+            p = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], cwd=work, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, timeout=400)
             out, rc = p.stdout.decode("utf-8", "replace"), p.returncode
         except subprocess.TimeoutExpired:
