@@ -228,6 +228,7 @@ static void p_print(CgScope *s, const LcuExpr *e, CgAtoms *out);
 static void p_segdes_conv(CgScope *s, const LcuExpr *e, CgAtoms *out);
 static void p_fail_if(CgScope *s, const LcuExpr *e, CgAtoms *out);
 static void p_show(CgScope *s, const LcuExpr *e, CgAtoms *out);
+static void p_text(CgScope *s, const LcuExpr *e, CgAtoms *out);
 
 static const CgPrimRule prim_rules[] = {
     {"add", "rt_iadd(%0, %1)", "(%0 + %1)", NULL, NULL},
@@ -286,6 +287,10 @@ static const CgPrimRule prim_rules[] = {
     {"fhash", NULL, "rt_fhash(%0)", NULL, NULL},
     {"fail_if", NULL, NULL, NULL, p_fail_if},
     {"show", NULL, NULL, NULL, p_show},
+    {"format", NULL, NULL, NULL, p_text},
+    {"float_text", NULL, NULL, NULL, p_text},
+    {"parse_float", NULL, NULL, NULL, p_text},
+    {"print_chars", NULL, NULL, NULL, p_text},
 };
 
 static const CgPrimRule *prim_rule(LcuPrim p) {
@@ -413,6 +418,34 @@ static void p_show(CgScope *s, const LcuExpr *e, CgAtoms *out) {
   cg_release_atoms(s, e->args[0]->ty, &t);
   cg_release_atoms(s, ty, &a);
   *out = atoms(s->cg, 0);
+}
+
+/* The text primitives (format, float_text, parse_float, print_chars): runtime calls
+ * (rt_io.c) on borrowed operands; a pair of results comes back through pointers. */
+static void p_text(CgScope *s, const LcuExpr *e, CgAtoms *out) {
+  CgAtoms a[3];
+  for (int k = 0; k < e->nargs; k++) cg_expr(s, e->args[k], &a[k]);
+  int loc = cg_loc(s->cg, e->loc);
+  *out = atoms(s->cg, lcu_type_arity(e->ty));
+  for (int k = 0; k < out->n; k++) out->v[k] = bind_tmp(s, lcu_type_component(e->ty, k), "NULL");
+  switch (e->prim) {
+  case LP_FORMAT: {
+    const LcuType *ty = e->args[2]->ty;
+    const char *c = cells_of(s, ty, &a[2]);
+    cg_line(s, "rt_format(RT_HOST(%s), %s, \"%s\", %s, %d, &%s, &%s, %d);", a[0].v[0], a[1].v[0],
+            cg_type_text(s->cg, ty), c, a[2].n, out->v[0], out->v[1], loc);
+    break;
+  }
+  case LP_FLOAT_TEXT:
+    cg_line(s, "rt_float_format(RT_HOST(%s), RT_HOST(%s), RT_HOST(%s), &%s, &%s, %d);", a[0].v[0], a[1].v[0],
+            a[2].v[0], out->v[0], out->v[1], loc);
+    break;
+  case LP_PARSE_FLOAT:
+    cg_line(s, "rt_parse_float(%s, RT_HOST(%s), &%s, &%s, %d);", a[0].v[0], a[1].v[0], out->v[0], out->v[1], loc);
+    break;
+  default: cg_line(s, "rt_print_chars(RT_HOST(%s));", a[0].v[0]); break;
+  }
+  for (int k = 0; k < e->nargs; k++) cg_release_atoms(s, e->args[k]->ty, &a[k]);
 }
 
 /* fail_if(flag, message): a fault whose text is the [char] message. */

@@ -5,6 +5,7 @@
 #define NESSIE_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -93,6 +94,12 @@ double nz_now(void);
  * (NESL prints 15), or 0 for the shortest that reads back as x (which also
  * keeps the sign of -0.0). ---- */
 void nz_float_print(NzBuf *b, double x, int sig);
+/* NESL's float_string / exp_string layout (NESL.md §4.9): `digits` significant digits;
+ * force_sci: always d.ddde+n. Shared by the AST interpreter, λcu and the runtime. */
+void nz_float_string(NzBuf *b, double x, int digits, bool force_sci);
+/* parse_float of s[0..n) (NESL.md 5.15): *x is the value of the longest prefix with the
+ * number syntax (0.0 if none); returns whether that prefix is the whole string. */
+bool nz_parse_float(const char *s, int n, double *x);
 
 /* ---- intern.c: interned strings compare with == and live until exit ---- */
 const char *nz_intern(const char *s, size_t n);

@@ -5,9 +5,13 @@
  * in compiler/lcu/README.md ("Primitives added for NESL"). */
 #include "lcu.h"
 
+/* SHOW_TOP: NESL's top-level lines (show); SHOW_STRING: `@` (NESL's string of any value);
+ * SHOW_OBJECT: NESL's object strings (write_object). */
+enum { SHOW_TOP, SHOW_STRING, SHOW_OBJECT };
 typedef struct {
   NzBuf *b;
   int plen; /* print_length: elements of a non-char sequence printed */
+  int mode;
 } Show;
 
 /* The end of the type descriptor at d; NULL if malformed. */
@@ -89,6 +93,7 @@ static int64_t vrows(const char *d, const LcuValue *c) {
 }
 
 static void show_val(Show *s, const char *d, const LcuValue *c, int vec, int64_t i);
+static void fmt_val(Show *s, const char *d, const LcuValue *c, int vec, int64_t i);
 
 /* Rows [lo, lo + n) of the vector of e's at c, as a NESL sequence. */
 static void show_seq(Show *s, const char *e, const LcuValue *c, int64_t lo, int64_t n) {
@@ -127,6 +132,10 @@ static void show_fields(Show *s, const char *d, const LcuValue *c, int vec, int6
 
 /* The value (vec = 0), or row i of the vector (vec = 1), whose components start at c. */
 static void show_val(Show *s, const char *d, const LcuValue *c, int vec, int64_t i) {
+  if (s->mode != SHOW_TOP) {
+    fmt_val(s, d, c, vec, i);
+    return;
+  }
   switch (*d) {
   case 'i': nz_buf_printf(s->b, "%d", vec ? c->u.arr->d.i[i] : c->u.i); return;
   case 'f': nz_float_print(s->b, vec ? c->u.arr->d.f[i] : c->u.f, 15); return;
@@ -166,7 +175,7 @@ int lcu_show(NzBuf *b, const char *text, size_t len, const LcuValue *comps, int 
   int64_t rows;
   if (f[3] && (!*f[0] || (desc_end(f[0]) && !*desc_end(f[0]) && valid(f[0], comps, n, &k, 0, &rows) == 0)) &&
       k == n) {
-    Show s = {b, atoi(f[1])};
+    Show s = {b, atoi(f[1]), SHOW_TOP};
     nz_buf_puts(b, f[2]);
     if (*f[0]) show_val(&s, f[0], comps, 0, 0);
     for (const char *q = f[3]; q < t + len; q++) nz_buf_putc(b, *q); /* may hold NUL characters */
@@ -174,4 +183,119 @@ int lcu_show(NzBuf *b, const char *text, size_t len, const LcuValue *comps, int 
   }
   free(t);
   return rc;
+}
+
+/* ------------------------------------------- `@` and object strings (format) */
+
+/* The element kind of a sequence of d in NESL's object strings (nesl.h's NlElemKind:
+ * int, float, bool, char, else boxed). */
+static int obj_elem_kind(const char *d) {
+  while (*d == 'd') d = strchr(d, ';') + 1;
+  switch (*d) {
+  case 'i': return 0;
+  case 'f': return 1;
+  case 'b': return 2;
+  case 'c': return 3;
+  default: return 4;
+  }
+}
+
+/* Like show_val, in the layout of `@` (the AST interpreter's nesl_value_string: bools
+ * t/f, floats as float_string, chars of a sequence one by one, a datatype as its fields,
+ * no print length) or of object strings (write_object: tagged scalars, S<kind> <n>
+ * sequences, P pairs). */
+static void fmt_val(Show *s, const char *d, const LcuValue *c, int vec, int64_t i) {
+  bool obj = s->mode == SHOW_OBJECT;
+  switch (*d) {
+  case 'i': nz_buf_printf(s->b, obj ? "i%d " : "%d", vec ? c->u.arr->d.i[i] : c->u.i); return;
+  case 'f': {
+    double x = vec ? c->u.arr->d.f[i] : c->u.f;
+    if (obj) nz_buf_printf(s->b, "f%.17g ", x);
+    else nz_float_string(s->b, x, 8, false);
+    return;
+  }
+  case 'b': {
+    int x = vec ? c->u.arr->d.b[i] : c->u.b;
+    if (obj) nz_buf_printf(s->b, "b%d ", x ? 1 : 0);
+    else nz_buf_puts(s->b, x ? "t" : "f");
+    return;
+  }
+  case 'c': {
+    unsigned char x = vec ? c->u.arr->d.b[i] : c->u.c;
+    if (obj) nz_buf_printf(s->b, "c%d ", x);
+    else nz_buf_printf(s->b, "`%c", (char)x);
+    return;
+  }
+  case 'n': nz_buf_puts(s->b, obj ? "F " : "function"); return;
+  case '[': {
+    const LcuValue *ec = vec ? c + 1 : c;
+    int64_t lo = vec ? c->u.sd->starts[i] : 0, n = vec ? c->u.sd->lens[i] : vrows(d + 1, c);
+    if (obj) nz_buf_printf(s->b, "S%d %lld ", obj_elem_kind(d + 1), (long long)n);
+    else nz_buf_putc(s->b, '[');
+    for (int64_t j = 0; j < n; j++) {
+      if (j && !obj) nz_buf_puts(s->b, ", ");
+      fmt_val(s, d + 1, ec, 1, lo + j);
+    }
+    if (!obj) nz_buf_putc(s->b, ']');
+    return;
+  }
+  case '(': {
+    const char *bd = desc_end(d + 1);
+    const LcuValue *bc = c + ncomp(d + 1, vec);
+    if (obj) {
+      nz_buf_puts(s->b, "P ");
+      fmt_val(s, d + 1, c, vec, i);
+      fmt_val(s, bd, bc, vec, i);
+      return;
+    }
+    /* (a, (b, c)) prints as (a, b, c), one level deep, as nesl_value_string does */
+    nz_buf_putc(s->b, '(');
+    fmt_val(s, d + 1, c, vec, i);
+    nz_buf_puts(s->b, ", ");
+    while (*bd == 'd') bd = strchr(bd, ';') + 1;
+    if (*bd == '(') {
+      fmt_val(s, bd + 1, bc, vec, i);
+      nz_buf_puts(s->b, ", ");
+      fmt_val(s, desc_end(bd + 1), bc + ncomp(bd + 1, vec), vec, i);
+    } else {
+      fmt_val(s, bd, bc, vec, i);
+    }
+    nz_buf_putc(s->b, ')');
+    return;
+  }
+  case 'd': fmt_val(s, strchr(d, ';') + 1, c, vec, i); return;
+  }
+}
+
+int lcu_format(NzBuf *b, int32_t *lens, const char *text, size_t len, int64_t n, const LcuValue *comps,
+               int ncomps) {
+  /* MODE DESC: mode 's' (`@`) or 'o' (object strings), then the value's description */
+  if (len < 2 || (text[0] != 's' && text[0] != 'o') || n < 0) return -1;
+  char *d = nz_xmalloc(len);
+  memcpy(d, text + 1, len - 1);
+  d[len - 1] = 0;
+  int k = 0, rc = -1;
+  int64_t rows;
+  if (desc_end(d) && !*desc_end(d) && valid(d, comps, ncomps, &k, 1, &rows) == 0 && k == ncomps &&
+      (rows < 0 || rows == n)) {
+    Show s = {b, 0, text[0] == 'o' ? SHOW_OBJECT : SHOW_STRING};
+    for (int64_t r = 0; r < n; r++) {
+      size_t before = b->len;
+      fmt_val(&s, d, comps, 1, r);
+      lens[r] = (int32_t)(b->len - before);
+    }
+    rc = 0;
+  }
+  free(d);
+  return rc;
+}
+
+void lcu_float_text(NzBuf *b, int32_t *lens, const double *x, const int32_t *digits, const unsigned char *sci,
+                    int64_t n) {
+  for (int64_t r = 0; r < n; r++) {
+    size_t before = b->len;
+    /* __float_string(x, d, sci) of the AST interpreter (nesl_prims.c) */
+    nz_float_string(b, x[r], sci[r] ? (digits[r] < 0 ? 1 : digits[r] + 1) : 8, sci[r] != 0);
+    lens[r] = (int32_t)(b->len - before);
+  }
 }

@@ -481,29 +481,10 @@ static NlVal p_float_string(NlVal *a) {
   nz_buf_free(&b);
   return r;
 }
-static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 static NlVal p_parse_float(NlVal *a) {
-  /* the longest prefix of the form [+-]?[0-9]*(.[0-9]*)?(e[+-]?[0-9]+)? with at least one
-   * mantissa digit gives the value (like parse_int, "1.5x" is (1.5, f)); the flag says it
-   * is the whole string. strtod alone would also accept hex, inf and leading spaces. */
-  char *s = cstr(A0);
-  int n = A0.s->n, i = 0, digits = 0;
-  if (i < n && (s[i] == '+' || s[i] == '-')) i++;
-  for (; i < n && is_digit(s[i]); i++) digits++;
-  if (i < n && s[i] == '.')
-    for (i++; i < n && is_digit(s[i]); i++) digits++;
-  if (digits == 0) return nesl_mk_pair(vfloat(0), vbool(false));
-  if (i < n && (s[i] == 'e' || s[i] == 'E')) {
-    int j = i + 1;
-    if (j < n && (s[j] == '+' || s[j] == '-')) j++;
-    if (j < n && is_digit(s[j])) {
-      while (j < n && is_digit(s[j])) j++;
-      i = j;
-    }
-  }
-  bool whole = i == n;
-  s[i] = 0;
-  return nesl_mk_pair(vfloat(strtod(s, NULL)), vbool(whole));
+  double x;
+  bool whole = nz_parse_float((const char *)A0.s->b, A0.s->n, &x);
+  return nesl_mk_pair(vfloat(x), vbool(whole));
 }
 
 /* ---------- I/O ---------- */
