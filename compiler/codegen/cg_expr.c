@@ -229,6 +229,7 @@ static void p_segdes_conv(CgScope *s, const LcuExpr *e, CgAtoms *out);
 static void p_fail_if(CgScope *s, const LcuExpr *e, CgAtoms *out);
 static void p_show(CgScope *s, const LcuExpr *e, CgAtoms *out);
 static void p_text(CgScope *s, const LcuExpr *e, CgAtoms *out);
+static void p_io(CgScope *s, const LcuExpr *e, CgAtoms *out);
 
 static const CgPrimRule prim_rules[] = {
     {"add", "rt_iadd(%0, %1)", "(%0 + %1)", NULL, NULL},
@@ -291,6 +292,14 @@ static const CgPrimRule prim_rules[] = {
     {"float_text", NULL, NULL, NULL, p_text},
     {"parse_float", NULL, NULL, NULL, p_text},
     {"print_chars", NULL, NULL, NULL, p_text},
+    {"open_file", NULL, NULL, NULL, p_io},
+    {"close_file", NULL, NULL, NULL, p_io},
+    {"write_stream", NULL, NULL, NULL, p_io},
+    {"read_char", NULL, NULL, NULL, p_io},
+    {"read_file", NULL, NULL, NULL, p_io},
+    {"getenv", NULL, NULL, NULL, p_io},
+    {"shell", NULL, NULL, NULL, p_io},
+    {"spawn", NULL, NULL, NULL, p_io},
 };
 
 static const CgPrimRule *prim_rule(LcuPrim p) {
@@ -444,6 +453,31 @@ static void p_text(CgScope *s, const LcuExpr *e, CgAtoms *out) {
     cg_line(s, "rt_parse_float(%s, RT_HOST(%s), &%s, &%s, %d);", a[0].v[0], a[1].v[0], out->v[0], out->v[1], loc);
     break;
   default: cg_line(s, "rt_print_chars(RT_HOST(%s));", a[0].v[0]); break;
+  }
+  for (int k = 0; k < e->nargs; k++) cg_release_atoms(s, e->args[k]->ty, &a[k]);
+}
+
+/* The I/O primitives: rt_io_call runs one by name (compiler/lcu/lcu_io.c) on the
+ * operands' cells (borrowed) and writes the result's cells (new references). */
+static void p_io(CgScope *s, const LcuExpr *e, CgAtoms *out) {
+  CgAtoms a[2], all = atoms(s->cg, e->nargs);
+  const LcuType *tys[2];
+  for (int k = 0; k < e->nargs; k++) {
+    cg_expr(s, e->args[k], &a[k]);
+    all.v[k] = a[k].v[0];
+    tys[k] = e->args[k]->ty;
+  }
+  const LcuType *aty = lcu_type_tuple(e->nargs, tys);
+  const char *c = cells_of(s, aty, &all);
+  const char *r = cg_tmp(s->cg);
+  int n = lcu_type_arity(e->ty);
+  cg_line(s, "RtCell %s[%d];", r, n);
+  cg_line(s, "rt_io_call(\"%s\", \"%s\", %s, %s);", lcu_prim_info(e->prim)->name, cg_type_text(s->cg, aty), c, r);
+  *out = atoms(s->cg, n);
+  for (int k = 0; k < n; k++) {
+    LcuTypeKind ck = lcu_type_component(e->ty, k)->kind;
+    const char *fld = ck == LT_INT ? "i" : ck == LT_FLOAT ? "f" : ck == LT_ARRAY ? "a" : ck == LT_SEGDES ? "s" : "b";
+    out->v[k] = bind_tmp(s, lcu_type_component(e->ty, k), cg_fmt(s->cg, "%s[%d].%s", r, k, fld));
   }
   for (int k = 0; k < e->nargs; k++) cg_release_atoms(s, e->args[k]->ty, &a[k]);
 }

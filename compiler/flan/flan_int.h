@@ -151,5 +151,7 @@ void flan_text_format(Fl *F, char mode, FlComp n, FlComp *a, const FlTy *t, FlCo
 void flan_text_float(Fl *F, FlComp n, FlComp **a, FlComp *out, NzLoc loc); /* __float_string */
 void flan_text_parse_float(Fl *F, FlComp *a, FlComp *out, NzLoc loc);       /* __parse_float */
 void flan_text_print(Fl *F, FlComp n, FlComp *a, FlComp *out, NzLoc loc);   /* __print_string */
+/* __open, __close, ... __spawn (unlifted): false if name is none of them */
+bool flan_text_io(Fl *F, const char *name, int nargs, FlVal *args, const FlTy *rt, NzLoc loc, FlVal *out);
 
 #endif

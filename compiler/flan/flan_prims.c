@@ -853,6 +853,10 @@ FlVal flan_prim(Fl *F, const char *name, int nargs, FlVal *args, const FlTy *rt,
     F->uloc = saved;
     return r;
   }
+  if (flan_text_io(F, name, nargs, args, rt, loc, &r)) {
+    F->uloc = saved;
+    return r;
+  }
   bool lifted = false;
   for (int i = 0; i < nargs; i++) lifted |= args[i].ctx != NULL;
   /* flat fast paths at the unlifted level: one unsegmented SOAC */

@@ -84,3 +84,36 @@ void flan_text_print(Fl *F, FlComp n, FlComp *a, FlComp *out, NzLoc loc) {
   flan_kb_init(&k, F);
   out[0] = flan_kb_map1(&k, n, lcu_bool(F->p, 1, loc), LT_BOOL);
 }
+
+/* The stream, file and process primitives: CPU calls on unlifted operands, in program
+ * order (they are effects); their results are already NESL's representation. */
+bool flan_text_io(Fl *F, const char *name, int nargs, FlVal *args, const FlTy *rt, NzLoc loc, FlVal *out) {
+  static const struct {
+    const char *name;
+    LcuPrim op;
+  } io[] = {{"__open", LP_OPEN_FILE}, {"__close", LP_CLOSE_FILE}, {"__write_stream", LP_WRITE_STREAM},
+            {"__read_char", LP_READ_CHAR}, {"__read_file", LP_READ_FILE}, {"__getenv", LP_GETENV},
+            {"__shell", LP_SHELL}, {"__spawn", LP_SPAWN}};
+  size_t i = 0;
+  while (i < sizeof io / sizeof *io && strcmp(io[i].name, name)) i++;
+  if (i == sizeof io / sizeof *io) return false;
+  for (int k = 0; k < nargs; k++)
+    if (args[k].ctx) flan_unsupported(F, loc, "%s inside an apply-to-each", name);
+  LcuExpr *a[2];
+  a[0] = flan_v(F, args[0].c[0]);
+  if (io[i].op == LP_SPAWN) { /* the three streams as one [int] */
+    LcuExpr *fds = lcu_expr_new(F->p, LE_ARRAY, loc);
+    fds->nargs = 3;
+    fds->args = lcu_exprs(F->p, 3);
+    for (int k = 0; k < 3; k++) fds->args[k] = flan_v(F, args[k + 1].c[0]);
+    a[1] = fds;
+  } else if (nargs > 1) {
+    a[1] = flan_v(F, args[1].c[0]);
+  }
+  int n = flan_ncomp(rt, false);
+  const LcuType *tys[n];
+  flan_comp_types(rt, false, tys);
+  *out = (FlVal){rt, NULL, flan_comps(F, n)};
+  flan_emitn(F, F->blk, n, tys, out->c, lcu_prim(F->p, io[i].op, lcu_prim_info(io[i].op)->arity, a, loc));
+  return true;
+}

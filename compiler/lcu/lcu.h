@@ -347,6 +347,12 @@ int lcu_show(NzBuf *b, const char *text, size_t len, const LcuValue *comps, int 
  * are malformed. */
 int lcu_format(NzBuf *b, int32_t *lens, const char *text, size_t len, int64_t n, const LcuValue *comps,
                int ncomps);
+/* ------------------------------------------------------------- lcu_io.c */
+/* The I/O primitives (open_file ... spawn, compiler/lcu/README.md) on the NESL streams
+ * of compiler/common/sysio.c: lcu_io_result is the result type, lcu_io_call runs one
+ * on borrowed operands and returns a new value (the interpreter and the runtime). */
+const LcuType *lcu_io_result(LcuPrim op);
+LcuValue lcu_io_call(LcuPrim op, const LcuValue *args);
 /* The `float_text` primitive: NESL's float_string (sci 0: 8 significant digits) or
  * exp_string (sci 1: digits after the point) of x[r] for r < n, as lcu_format. */
 void lcu_float_text(NzBuf *b, int32_t *lens, const double *x, const int32_t *digits, const unsigned char *sci,

@@ -180,7 +180,7 @@ typedef enum {
   K_NUM, K_INT, K_FLOAT, K_BOOL, K_CHAR, K_ORD, K_EQ, K_BOOLINT, K_SEGDES, K_LEN, K_INTARR, K_CHARARR, K_ANY, K_FLOATARR, K_BOOLARR
 } Kls;
 /* Result: R_OP is the operand type (the one recorded in opty). */
-typedef enum { R_OP, R_BOOL, R_INT, R_FLOAT, R_CHAR, R_UNIT, R_SEGDES, R_INTARR, R_SEGTEXT, R_FLOATS_FLAGS } Res;
+typedef enum { R_OP, R_BOOL, R_INT, R_FLOAT, R_CHAR, R_UNIT, R_SEGDES, R_INTARR, R_SEGTEXT, R_FLOATS_FLAGS, R_IO } Res;
 
 typedef struct {
   Kls k[3];
@@ -225,6 +225,11 @@ static Sig prim_sig(LcuPrim p) {
   case LP_FLOAT_TEXT: SIG(K_FLOATARR, K_INTARR, K_BOOLARR, 0, R_SEGTEXT); break;
   case LP_PARSE_FLOAT: SIG(K_SEGDES, K_CHARARR, 0, 0, R_FLOATS_FLAGS); break;
   case LP_PRINT_CHARS: SIG(K_CHARARR, 0, 0, 0, R_UNIT); break;
+  case LP_OPEN_FILE: case LP_WRITE_STREAM: SIG(K_CHARARR, K_INT, 0, 0, R_IO); break;
+  case LP_CLOSE_FILE: case LP_READ_CHAR: SIG(K_INT, 0, 0, 0, R_IO); break;
+  case LP_READ_FILE: case LP_GETENV: SIG(K_CHARARR, 0, 0, 0, R_IO); break;
+  case LP_SHELL: SIG(K_CHARARR, K_CHARARR, 0, 0, R_IO); break;
+  case LP_SPAWN: SIG(K_CHARARR, K_INTARR, 0, 0, R_IO); break;
   case LP__COUNT: nz_die("prim_sig: LP__COUNT is not a primitive");
   }
 #undef SIG
@@ -331,6 +336,7 @@ static const LcuType *check_prim(Ck *ck, LcuExpr *e, const LcuType **at) {
     const LcuType *st[2] = {lcu_type_base(LT_SEGDES), lcu_type_array(LT_CHAR)};
     return lcu_type_tuple(2, st);
   }
+  case R_IO: return lcu_io_result(e->prim);
   case R_FLOATS_FLAGS: {
     const LcuType *ft[2] = {lcu_type_array(LT_FLOAT), lcu_type_array(LT_BOOL)};
     return lcu_type_tuple(2, ft);

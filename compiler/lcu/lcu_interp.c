@@ -921,6 +921,13 @@ NOINLINE static LcuValue prim_print_chars(Interp *I, const LcuExpr *e, Frame *f)
   return lcu_value_tuple(0, NULL);
 }
 
+NOINLINE static LcuValue prim_io(Interp *I, const LcuExpr *e, Frame *f) {
+  for (int k = 0; k < e->nargs; k++) temp_push(I, eval(I, e->args[k], f));
+  LcuValue r = lcu_io_call(e->prim, &I->temps.v[I->temps.n - e->nargs]);
+  for (int k = 0; k < e->nargs; k++) lcu_value_release(temp_pop(I));
+  return r;
+}
+
 NOINLINE static LcuValue prim_fail_if(Interp *I, const LcuExpr *e, Frame *f) {
   LcuValue c = eval(I, e->args[0], f);
   LcuValue m = eval(I, e->args[1], f);
@@ -1083,6 +1090,8 @@ static LcuValue eval(Interp *I, const LcuExpr *e, Frame *f) {
       case LP_FLOAT_TEXT: return prim_float_text(I, e, f);
       case LP_PARSE_FLOAT: return prim_parse_float(I, e, f);
       case LP_PRINT_CHARS: return prim_print_chars(I, e, f);
+      case LP_OPEN_FILE: case LP_CLOSE_FILE: case LP_WRITE_STREAM: case LP_READ_CHAR:
+      case LP_READ_FILE: case LP_GETENV: case LP_SHELL: case LP_SPAWN: return prim_io(I, e, f);
       case LP_MAKE_SEGDES: return prim_make_segdes(I, e, f);
       case LP_SEG_LENGTHS: return prim_seg_lengths(I, e, f);
       case LP_SELECT: return prim_select(I, e, f);

@@ -275,6 +275,19 @@ void rt_parse_float(const RtSeg *sd, const RtArr *chars, RtArr **xs, RtArr **ok,
 
 void rt_print_chars(const RtArr *chars) { fwrite(chars->d, 1, (size_t)chars->len, stdout); }
 
+void rt_io_call(const char *name, const char *argtype, const RtCell *args, RtCell *res) {
+  const LcuType *aty = type_of_text(argtype);
+  LcuValue v[2];
+  LcuArray arrs[2];
+  LcuSegdes sds[2];
+  if (lcu_type_arity(aty) > 2) rt_fault(-1, -1, "rt_io_call: %s takes at most two operands", name);
+  view_cells(aty, args, v, arrs, sds);
+  int op = 0;
+  while (op < LP__COUNT && strcmp(lcu_prim_info((LcuPrim)op)->name, name)) op++;
+  if (op == LP__COUNT) rt_fault(-1, -1, "rt_io_call: no primitive %s", name);
+  to_cells(lcu_io_call((LcuPrim)op, v), res);
+}
+
 RtSeg *rt_make_segdes(const RtArr *lens, int loc) {
   const int32_t *l = lens->d;
   int64_t total = 0;
