@@ -148,6 +148,8 @@ FlVal flan_prim_rows(Fl *F, const char *name, FlVal src, FlComp map, FlVal i, co
 /* flan_text.c: the text primitives over n rows (vrep operands and results) */
 /* __string (mode 's') or __write_object_str (mode 'o') of the vector a of t's */
 void flan_text_format(Fl *F, char mode, FlComp n, FlComp *a, const FlTy *t, FlComp *out, NzLoc loc);
+/* __read_object_str(w, s) of n rows: out is vrep(t) ++ [bool] */
+void flan_text_read_object(Fl *F, FlComp n, FlComp **a, const FlTy *t, FlComp *out, NzLoc loc);
 void flan_text_float(Fl *F, FlComp n, FlComp **a, FlComp *out, NzLoc loc); /* __float_string */
 void flan_text_parse_float(Fl *F, FlComp *a, FlComp *out, NzLoc loc);       /* __parse_float */
 void flan_text_print(Fl *F, FlComp n, FlComp *a, FlComp *out, NzLoc loc);   /* __print_string */

@@ -712,6 +712,7 @@ static void lp_rank_down(Args *A) { lp_rank_dir(A, true); }
 
 static void lp_string(Args *A) { flan_text_format(A->F, 's', A->n, A->a[0], A->t[0], A->out, A->loc); }
 static void lp_object_str(Args *A) { flan_text_format(A->F, 'o', A->n, A->a[0], A->t[0], A->out, A->loc); }
+static void lp_read_object_str(Args *A) { flan_text_read_object(A->F, A->n, A->a, A->t[0], A->out, A->loc); }
 static void lp_float_string(Args *A) { flan_text_float(A->F, A->n, A->a, A->out, A->loc); }
 static void lp_parse_float(Args *A) { flan_text_parse_float(A->F, A->a[0], A->out, A->loc); }
 static void lp_print_string(Args *A) { flan_text_print(A->F, A->n, A->a[0], A->out, A->loc); }
@@ -729,6 +730,7 @@ static const struct {
     {"__rank_down", lp_rank_down}, {"__hash", lp_hash},
     {"__string", lp_string}, {"__write_object_str", lp_object_str}, {"__float_string", lp_float_string},
     {"__parse_float", lp_parse_float}, {"__print_string", lp_print_string},
+    {"__read_object_str", lp_read_object_str},
 };
 
 /* The one row of a vector as an unlifted value. */

@@ -56,6 +56,20 @@ void flan_text_format(Fl *F, char mode, FlComp n, FlComp *a, const FlTy *t, FlCo
   seg_text(F, lcu_prim(F->p, LP_FORMAT, 3, args, loc), out);
 }
 
+void flan_text_read_object(Fl *F, FlComp n, FlComp **a, const FlTy *t, FlComp *out, NzLoc loc) {
+  /* the witness a[0] gives the type (and the checker the result's); its values are unused */
+  (void)n;
+  NzBuf b = {0};
+  desc(&b, t);
+  int nw = flan_ncomp(t, true);
+  LcuExpr *args[3] = {chars_lit(F, b.s, b.len, loc), comps_expr(F, 2, a[1]), comps_expr(F, nw, a[0])};
+  nz_buf_free(&b);
+  const LcuType *tys[nw + 1];
+  flan_comp_types(t, true, tys);
+  tys[nw] = lcu_type_array(LT_BOOL);
+  flan_emitn(F, F->blk, nw + 1, tys, out, lcu_prim(F->p, LP_READ_OBJECT, 3, args, loc));
+}
+
 void flan_text_float(Fl *F, FlComp n, FlComp **a, FlComp *out, NzLoc loc) {
   /* exp_string's fault (nesl_prims.c's __float_string), then the text of every row */
   FlKb k;

@@ -347,6 +347,14 @@ int lcu_show(NzBuf *b, const char *text, size_t len, const LcuValue *comps, int 
  * are malformed. */
 int lcu_format(NzBuf *b, int32_t *lens, const char *text, size_t len, int64_t n, const LcuValue *comps,
                int ncomps);
+/* The `read_object` primitive: each segment of cs (sd's) read as NESL's object string
+ * of a value described by text[0..len) (a `show` DESC): out[0..k) receives the vector
+ * of the values (k = the components of that vector), out[k] a [bool] saying which rows
+ * held one (a row that does not is the type's identity: zeros, empty sequences).
+ * Returns -1 (out untouched) if the description is malformed, does not take nout
+ * components, or sd does not fit cs. */
+int lcu_read_objects(const char *text, size_t len, const LcuSegdes *sd, const LcuArray *cs, LcuValue *out,
+                     int nout);
 /* ------------------------------------------------------------- lcu_io.c */
 /* The I/O primitives (open_file ... spawn, compiler/lcu/README.md) on the NESL streams
  * of compiler/common/sysio.c: lcu_io_result is the result type, lcu_io_call runs one

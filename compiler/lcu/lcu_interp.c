@@ -928,6 +928,23 @@ NOINLINE static LcuValue prim_io(Interp *I, const LcuExpr *e, Frame *f) {
   return r;
 }
 
+NOINLINE static LcuValue prim_read_object(Interp *I, const LcuExpr *e, Frame *f) {
+  for (int k = 0; k < 3; k++) temp_push(I, eval(I, e->args[k], f));
+  const LcuValue *a = &I->temps.v[I->temps.n - 3];
+  int n = lcu_type_arity(e->opty);
+  LcuValue *out = nz_xcalloc((size_t)n + 1, sizeof *out);
+  if (lcu_read_objects((const char *)a[0].u.arr->d.b, (size_t)a[0].u.arr->len, a[1].u.tup.elems[0].u.sd,
+                       a[1].u.tup.elems[1].u.arr, out, n) != 0) {
+    free(out);
+    fault(I, e->loc, "read_object: the description '%.*s' does not fit the operands", (int)a[0].u.arr->len,
+          (const char *)a[0].u.arr->d.b);
+  }
+  for (int k = 0; k < 3; k++) lcu_value_release(temp_pop(I));
+  LcuValue r = lcu_value_tuple(n + 1, out);
+  free(out);
+  return r;
+}
+
 NOINLINE static LcuValue prim_fail_if(Interp *I, const LcuExpr *e, Frame *f) {
   LcuValue c = eval(I, e->args[0], f);
   LcuValue m = eval(I, e->args[1], f);
@@ -1090,6 +1107,7 @@ static LcuValue eval(Interp *I, const LcuExpr *e, Frame *f) {
       case LP_FLOAT_TEXT: return prim_float_text(I, e, f);
       case LP_PARSE_FLOAT: return prim_parse_float(I, e, f);
       case LP_PRINT_CHARS: return prim_print_chars(I, e, f);
+      case LP_READ_OBJECT: return prim_read_object(I, e, f);
       case LP_OPEN_FILE: case LP_CLOSE_FILE: case LP_WRITE_STREAM: case LP_READ_CHAR:
       case LP_READ_FILE: case LP_GETENV: case LP_SHELL: case LP_SPAWN: return prim_io(I, e, f);
       case LP_MAKE_SEGDES: return prim_make_segdes(I, e, f);

@@ -299,3 +299,158 @@ void lcu_float_text(NzBuf *b, int32_t *lens, const double *x, const int32_t *dig
     lens[r] = (int32_t)(b->len - before);
   }
 }
+
+/* ------------------------------------------------ object strings read back */
+
+/* One growing column of the vector being read: elements of a base type, or the
+ * segment lengths of a segdes. */
+typedef struct {
+  LcuTypeKind kind; /* LT_BOOL..LT_FLOAT, or LT_SEGDES */
+  NzBuf b;
+  int64_t n;
+} Col;
+
+typedef struct {
+  const char *p, *end;
+  Col *cols;
+} Rd;
+
+static void col_push(Col *c, const void *x, size_t size) {
+  for (size_t i = 0; i < size; i++) nz_buf_putc(&c->b, ((const char *)x)[i]);
+  c->n++;
+}
+
+static size_t kind_size(LcuTypeKind k) { return k == LT_FLOAT ? 8 : k == LT_INT || k == LT_SEGDES ? 4 : 1; }
+
+/* Columns of the vector of d from cols[k] on: their kinds. */
+static int col_kinds(const char *d, Col *cols, int k) {
+  switch (*d) {
+  case 'n': return k;
+  case '[': cols[k].kind = LT_SEGDES; return col_kinds(d + 1, cols, k + 1);
+  case '(': return col_kinds(desc_end(d + 1), cols, col_kinds(d + 1, cols, k));
+  case 'd': return col_kinds(strchr(d, ';') + 1, cols, k);
+  default: cols[k].kind = base_kind(*d); return k + 1;
+  }
+}
+
+static void rd_space(Rd *r) {
+  while (r->p < r->end && (*r->p == ' ' || *r->p == '\n')) r->p++;
+}
+
+/* An integer (a float when fl) at r->p, as strtol / strtod would read it. */
+static bool rd_num(Rd *r, bool fl, long *i, double *f) {
+  char tmp[64];
+  size_t n = 0;
+  while (r->p < r->end && (*r->p == ' ' || (*r->p >= '\t' && *r->p <= '\r'))) r->p++; /* as strtol */
+  while (r->p + n < r->end && n < sizeof tmp - 1 && r->p[n] != ' ' && r->p[n] != '\n') n++;
+  memcpy(tmp, r->p, n);
+  tmp[n] = 0;
+  char *e;
+  if (fl) *f = strtod(tmp, &e);
+  else *i = strtol(tmp, &e, 10);
+  if (e == tmp) return false;
+  r->p += e - tmp;
+  return true;
+}
+
+/* Appends one value of d, read from the text, as a row of the columns from cols[k] on;
+ * false if the text does not hold a value of d (NESL's read_object). */
+static bool rd_val(Rd *r, const char *d, int k) {
+  while (*d == 'd') d = strchr(d, ';') + 1;
+  rd_space(r);
+  if (r->p >= r->end) return false;
+  char tag = *r->p++;
+  long x;
+  double f;
+  switch (*d) {
+  case 'i': case 'b': case 'c': {
+    if (tag != *d || !rd_num(r, false, &x, NULL)) return false;
+    if (*d == 'i') {
+      int32_t v = (int32_t)x;
+      col_push(&r->cols[k], &v, 4);
+    } else {
+      unsigned char v = *d == 'b' ? x != 0 : (unsigned char)x;
+      col_push(&r->cols[k], &v, 1);
+    }
+    return true;
+  }
+  case 'f':
+    if (tag != 'f' || !rd_num(r, true, NULL, &f)) return false;
+    col_push(&r->cols[k], &f, 8);
+    return true;
+  case 'n': return tag == 'F';
+  case '(':
+    return tag == 'P' && rd_val(r, d + 1, k) && rd_val(r, desc_end(d + 1), k + ncomp(d + 1, 1));
+  case '[': {
+    long ek, n;
+    if (tag != 'S' || !rd_num(r, false, &ek, NULL)) return false;
+    rd_space(r);
+    if (!rd_num(r, false, &n, NULL) || n < 0 || n > (1L << 28)) return false;
+    int want = obj_elem_kind(d + 1);
+    if (ek != want && !(want == 4 && ek == 4)) return false;
+    int32_t len = (int32_t)n;
+    col_push(&r->cols[k], &len, 4);
+    for (long j = 0; j < n; j++)
+      if (!rd_val(r, d + 1, k + 1)) return false;
+    return true;
+  }
+  }
+  return false;
+}
+
+/* Appends the identity of d (zeros, empty sequences; NESL's identity) as a row. */
+static void rd_zero(const char *d, Col *cols, int k) {
+  static const char zero[8];
+  switch (*d) {
+  case 'n': return;
+  case '[': col_push(&cols[k], zero, 4); return;
+  case '(':
+    rd_zero(d + 1, cols, k);
+    rd_zero(desc_end(d + 1), cols, k + ncomp(d + 1, 1));
+    return;
+  case 'd': rd_zero(strchr(d, ';') + 1, cols, k); return;
+  default: col_push(&cols[k], zero, kind_size(cols[k].kind)); return;
+  }
+}
+
+int lcu_read_objects(const char *text, size_t len, const LcuSegdes *sd, const LcuArray *cs, LcuValue *out,
+                     int nout) {
+  char *d = nz_xmalloc(len + 1);
+  memcpy(d, text, len);
+  d[len] = 0;
+  if (!desc_end(d) || *desc_end(d) || sd->total != cs->len || ncomp(d, 1) != nout) {
+    free(d);
+    return -1;
+  }
+  int nc = ncomp(d, 1);
+  Col *cols = nz_xcalloc((size_t)(nc ? nc : 1), sizeof *cols);
+  col_kinds(d, cols, 0);
+  size_t *mark = nz_xcalloc((size_t)(nc ? nc : 1), sizeof *mark);
+  int64_t *nmark = nz_xcalloc((size_t)(nc ? nc : 1), sizeof *nmark);
+  LcuArray *ok = lcu_array_new(LT_BOOL, sd->nsegs);
+  for (int64_t row = 0; row < sd->nsegs; row++) {
+    for (int k = 0; k < nc; k++) mark[k] = cols[k].b.len, nmark[k] = cols[k].n;
+    Rd r = {(const char *)cs->d.b + sd->starts[row], (const char *)cs->d.b + sd->starts[row] + sd->lens[row], cols};
+    ok->d.b[row] = rd_val(&r, d, 0);
+    if (ok->d.b[row]) continue;
+    /* the identity of the type instead (zeros, empty sequences), as the AST interpreter */
+    for (int k = 0; k < nc; k++) cols[k].b.len = mark[k], cols[k].n = nmark[k];
+    rd_zero(d, cols, 0);
+  }
+  for (int k = 0; k < nc; k++) {
+    if (cols[k].kind == LT_SEGDES) {
+      out[k] = (LcuValue){.kind = LT_SEGDES, .u.sd = lcu_segdes_new((const int32_t *)cols[k].b.s, cols[k].n)};
+    } else {
+      LcuArray *a = lcu_array_new(cols[k].kind, cols[k].n);
+      if (cols[k].b.len) memcpy(a->d.b, cols[k].b.s, cols[k].b.len);
+      out[k] = (LcuValue){.kind = LT_ARRAY, .u.arr = a};
+    }
+    nz_buf_free(&cols[k].b);
+  }
+  out[nc] = (LcuValue){.kind = LT_ARRAY, .u.arr = ok};
+  free(cols);
+  free(mark);
+  free(nmark);
+  free(d);
+  return 0;
+}

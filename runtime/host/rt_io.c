@@ -288,6 +288,17 @@ void rt_io_call(const char *name, const char *argtype, const RtCell *args, RtCel
   to_cells(lcu_io_call((LcuPrim)op, v), res);
 }
 
+void rt_read_objects(const RtArr *text, const RtSeg *sd, const RtArr *cs, RtCell *res, int nres, int loc) {
+  LcuSegdes sv = {1, sd->nsegs, sd->total, sd->lens, sd->starts, NULL};
+  LcuArray cv = {1, LT_CHAR, cs->len, {.b = cs->d}};
+  LcuValue *out = nz_xcalloc((size_t)nres, sizeof *out);
+  if (lcu_read_objects((const char *)text->d, (size_t)text->len, &sv, &cv, out, nres - 1) != 0)
+    rt_fault(-1, loc, "read_object: the description '%.*s' does not fit the operands", (int)text->len,
+             (const char *)text->d);
+  for (int k = 0; k < nres; k++) to_cells(out[k], res + k);
+  free(out);
+}
+
 RtSeg *rt_make_segdes(const RtArr *lens, int loc) {
   const int32_t *l = lens->d;
   int64_t total = 0;
