@@ -855,6 +855,7 @@ FlVal flan_prim(Fl *F, const char *name, int nargs, FlVal *args, const FlTy *rt,
     F->uloc = saved;
     return r;
   }
+  if (F->ctx && !strcmp(name, "__print_string")) args[0] = flan_text_print_arg(F, args[0], loc);
   if (flan_text_io(F, name, nargs, args, rt, loc, &r)) {
     F->uloc = saved;
     return r;

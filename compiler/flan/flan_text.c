@@ -99,6 +99,21 @@ void flan_text_print(Fl *F, FlComp n, FlComp *a, FlComp *out, NzLoc loc) {
   out[0] = flan_kb_map1(&k, n, lcu_bool(F->p, 1, loc), LT_BOOL);
 }
 
+FlVal flan_text_print_arg(Fl *F, FlVal s, NzLoc loc) {
+  /* A lifted print writes all its rows at once, in row order; the AST interpreter runs
+   * an apply-to-each element by element. They agree when the apply-to-each (with the
+   * ones nested in it) has one print site that runs once per element: not two sites
+   * (a0 a1 b0 b1 against a0 b0 a1 b1), not inside a lifted recursive function (each
+   * level prints all its rows before the next). */
+  if (F->in_lifted_fn)
+    flan_unsupported(F, loc, "printing inside a recursive function called in an apply-to-each (the output's order)");
+  FlCtx *root = F->ctx;
+  while (root->parent) root = root->parent;
+  if (root->prints++ > 0)
+    flan_unsupported(F, loc, "two prints in one apply-to-each (the output's order)");
+  return s.ctx ? s : flan_lift(F, s, F->ctx);
+}
+
 /* The stream, file and process primitives: CPU calls on unlifted operands, in program
  * order (they are effects); their results are already NESL's representation. */
 bool flan_text_io(Fl *F, const char *name, int nargs, FlVal *args, const FlTy *rt, NzLoc loc, FlVal *out) {
@@ -111,8 +126,7 @@ bool flan_text_io(Fl *F, const char *name, int nargs, FlVal *args, const FlTy *r
   size_t i = 0;
   while (i < sizeof io / sizeof *io && strcmp(io[i].name, name)) i++;
   if (i == sizeof io / sizeof *io) return false;
-  for (int k = 0; k < nargs; k++)
-    if (args[k].ctx) flan_unsupported(F, loc, "%s inside an apply-to-each", name);
+  if (F->ctx && io[i].op != LP_GETENV) flan_unsupported(F, loc, "%s inside an apply-to-each", name);
   LcuExpr *a[2];
   a[0] = flan_v(F, args[0].c[0]);
   if (io[i].op == LP_SPAWN) { /* the three streams as one [int] */
