@@ -7,19 +7,17 @@
 
 #include "nessie.h"
 
+/* nan, inf, -inf and zero (-0.0 when neg_zero), in both layouts; false for others. */
+static bool special(NzBuf *b, double x, bool neg_zero) {
+  if (isnan(x)) nz_buf_puts(b, "nan");
+  else if (isinf(x)) nz_buf_puts(b, x < 0 ? "-inf" : "inf");
+  else if (x == 0) nz_buf_puts(b, neg_zero && signbit(x) ? "-0.0" : "0.0");
+  else return false;
+  return true;
+}
+
 void nz_float_print(NzBuf *b, double x, int sig) {
-  if (isnan(x)) {
-    nz_buf_puts(b, "nan");
-    return;
-  }
-  if (isinf(x)) {
-    nz_buf_puts(b, x < 0 ? "-inf" : "inf");
-    return;
-  }
-  if (x == 0) {
-    nz_buf_puts(b, sig == 0 && signbit(x) ? "-0.0" : "0.0");
-    return;
-  }
+  if (special(b, x, sig == 0)) return;
   /* m: [-]d.ddd…e±XX with sig digits, or the fewest that read back as x */
   char m[64];
   if (sig > 0) {
@@ -68,18 +66,7 @@ void nz_float_print(NzBuf *b, double x, int sig) {
 /* float_string / exp_string (NESL.md §4.9): digits significant digits, rounded half up;
  * fixed notation for exponents -3..6, else d.ddde+n; force_sci: always d.ddde+n. */
 void nz_float_string(NzBuf *b, double x, int digits, bool force_sci) {
-  if (isnan(x)) {
-    nz_buf_puts(b, "nan");
-    return;
-  }
-  if (isinf(x)) {
-    nz_buf_puts(b, x < 0 ? "-inf" : "inf");
-    return;
-  }
-  if (x == 0) {
-    nz_buf_puts(b, "0.0");
-    return;
-  }
+  if (special(b, x, false)) return;
   if (x < 0) {
     nz_buf_putc(b, '-');
     x = -x;

@@ -4,7 +4,6 @@
  * compiled. Streams are small ints: 0, 1, 2 are stdin, stdout, stderr; 3..63 index one
  * process-wide table of open files (a stream opened by one top-level form is used by
  * the next). */
-#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <signal.h>
 #include <sys/wait.h>
