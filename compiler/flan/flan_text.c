@@ -126,7 +126,9 @@ bool flan_text_io(Fl *F, const char *name, int nargs, FlVal *args, const FlTy *r
   size_t i = 0;
   while (i < sizeof io / sizeof *io && strcmp(io[i].name, name)) i++;
   if (i == sizeof io / sizeof *io) return false;
-  if (F->ctx && io[i].op != LP_GETENV) flan_unsupported(F, loc, "%s inside an apply-to-each", name);
+  bool lifted = false;
+  for (int k = 0; k < nargs; k++) lifted |= args[k].ctx != NULL;
+  if (lifted || (F->ctx && io[i].op != LP_GETENV)) flan_unsupported(F, loc, "%s inside an apply-to-each", name);
   LcuExpr *a[2];
   a[0] = flan_v(F, args[0].c[0]);
   if (io[i].op == LP_SPAWN) { /* the three streams as one [int] */
