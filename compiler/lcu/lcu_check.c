@@ -222,15 +222,15 @@ static Sig prim_sig(LcuPrim p) {
   case LP_FAIL_IF: SIG(K_BOOL, K_CHARARR, 0, 1, R_UNIT); break;
   case LP_SHOW: SIG(K_CHARARR, K_ANY, 0, 2, R_UNIT); break;
   case LP_FORMAT: SIG(K_CHARARR, K_INT, K_ANY, 4, R_SEGTEXT); break;
-  case LP_FLOAT_TEXT: SIG(K_FLOATARR, K_INTARR, K_BOOLARR, 0, R_SEGTEXT); break;
-  case LP_PARSE_FLOAT: SIG(K_SEGDES, K_CHARARR, 0, 0, R_FLOATS_FLAGS); break;
-  case LP_PRINT_CHARS: SIG(K_CHARARR, 0, 0, 0, R_UNIT); break;
+  case LP_FLOAT_TEXT: SIG(K_FLOATARR, K_INTARR, K_BOOLARR, 1, R_SEGTEXT); break;
+  case LP_PARSE_FLOAT: SIG(K_SEGDES, K_CHARARR, 0, 1, R_FLOATS_FLAGS); break;
+  case LP_PRINT_CHARS: SIG(K_CHARARR, 0, 0, 1, R_UNIT); break;
   case LP_READ_OBJECT: SIG(K_CHARARR, K_SEGTEXT, K_ANY, 4, R_OP_FLAGS); break;
-  case LP_OPEN_FILE: case LP_WRITE_STREAM: SIG(K_CHARARR, K_INT, 0, 0, R_IO); break;
-  case LP_CLOSE_FILE: case LP_READ_CHAR: SIG(K_INT, 0, 0, 0, R_IO); break;
-  case LP_READ_FILE: case LP_GETENV: SIG(K_CHARARR, 0, 0, 0, R_IO); break;
-  case LP_SHELL: SIG(K_CHARARR, K_CHARARR, 0, 0, R_IO); break;
-  case LP_SPAWN: SIG(K_CHARARR, K_INTARR, 0, 0, R_IO); break;
+  case LP_OPEN_FILE: case LP_WRITE_STREAM: SIG(K_CHARARR, K_INT, 0, 1, R_IO); break;
+  case LP_CLOSE_FILE: case LP_READ_CHAR: SIG(K_INT, 0, 0, 1, R_IO); break;
+  case LP_READ_FILE: case LP_GETENV: SIG(K_CHARARR, 0, 0, 1, R_IO); break;
+  case LP_SHELL: SIG(K_CHARARR, K_CHARARR, 0, 1, R_IO); break;
+  case LP_SPAWN: SIG(K_CHARARR, K_INTARR, 0, 1, R_IO); break;
   case LP__COUNT: nz_die("prim_sig: LP__COUNT is not a primitive");
   }
 #undef SIG
