@@ -228,6 +228,9 @@ static void p_print(CgScope *s, const LcuExpr *e, CgAtoms *out);
 static void p_segdes_conv(CgScope *s, const LcuExpr *e, CgAtoms *out);
 static void p_fail_if(CgScope *s, const LcuExpr *e, CgAtoms *out);
 static void p_show(CgScope *s, const LcuExpr *e, CgAtoms *out);
+static void p_text(CgScope *s, const LcuExpr *e, CgAtoms *out);
+static void p_io(CgScope *s, const LcuExpr *e, CgAtoms *out);
+static void p_read_object(CgScope *s, const LcuExpr *e, CgAtoms *out);
 
 static const CgPrimRule prim_rules[] = {
     {"add", "rt_iadd(%0, %1)", "(%0 + %1)", NULL, NULL},
@@ -286,6 +289,19 @@ static const CgPrimRule prim_rules[] = {
     {"fhash", NULL, "rt_fhash(%0)", NULL, NULL},
     {"fail_if", NULL, NULL, NULL, p_fail_if},
     {"show", NULL, NULL, NULL, p_show},
+    {"format", NULL, NULL, NULL, p_text},
+    {"float_text", NULL, NULL, NULL, p_text},
+    {"parse_float", NULL, NULL, NULL, p_text},
+    {"print_chars", NULL, NULL, NULL, p_text},
+    {"read_object", NULL, NULL, NULL, p_read_object},
+    {"open_file", NULL, NULL, NULL, p_io},
+    {"close_file", NULL, NULL, NULL, p_io},
+    {"write_stream", NULL, NULL, NULL, p_io},
+    {"read_char", NULL, NULL, NULL, p_io},
+    {"read_file", NULL, NULL, NULL, p_io},
+    {"getenv", NULL, NULL, NULL, p_io},
+    {"shell", NULL, NULL, NULL, p_io},
+    {"spawn", NULL, NULL, NULL, p_io},
 };
 
 static const CgPrimRule *prim_rule(LcuPrim p) {
@@ -413,6 +429,82 @@ static void p_show(CgScope *s, const LcuExpr *e, CgAtoms *out) {
   cg_release_atoms(s, e->args[0]->ty, &t);
   cg_release_atoms(s, ty, &a);
   *out = atoms(s->cg, 0);
+}
+
+/* The text primitives (format, float_text, parse_float, print_chars): runtime calls
+ * (rt_io.c) on borrowed operands; a pair of results comes back through pointers. */
+static void p_text(CgScope *s, const LcuExpr *e, CgAtoms *out) {
+  CgAtoms a[3];
+  for (int k = 0; k < e->nargs; k++) cg_expr(s, e->args[k], &a[k]);
+  int loc = cg_loc(s->cg, e->loc);
+  *out = atoms(s->cg, lcu_type_arity(e->ty));
+  for (int k = 0; k < out->n; k++) out->v[k] = bind_tmp(s, lcu_type_component(e->ty, k), "NULL");
+  switch (e->prim) {
+  case LP_FORMAT: {
+    const LcuType *ty = e->args[2]->ty;
+    const char *c = cells_of(s, ty, &a[2]);
+    cg_line(s, "rt_format(RT_HOST(%s), %s, \"%s\", %s, %d, &%s, &%s, %d);", a[0].v[0], a[1].v[0],
+            cg_type_text(s->cg, ty), c, a[2].n, out->v[0], out->v[1], loc);
+    break;
+  }
+  case LP_FLOAT_TEXT:
+    cg_line(s, "rt_float_format(RT_HOST(%s), RT_HOST(%s), RT_HOST(%s), &%s, &%s, %d);", a[0].v[0], a[1].v[0],
+            a[2].v[0], out->v[0], out->v[1], loc);
+    break;
+  case LP_PARSE_FLOAT:
+    cg_line(s, "rt_parse_float(%s, RT_HOST(%s), &%s, &%s, %d);", a[0].v[0], a[1].v[0], out->v[0], out->v[1], loc);
+    break;
+  default: cg_line(s, "rt_print_chars(RT_HOST(%s));", a[0].v[0]); break;
+  }
+  for (int k = 0; k < e->nargs; k++) cg_release_atoms(s, e->args[k]->ty, &a[k]);
+}
+
+/* The I/O primitives: rt_io_call runs one by name (compiler/lcu/lcu_io.c) on the
+ * operands' cells (borrowed) and writes the result's cells (new references). */
+/* The result cells r[0..n) of a runtime call as the atoms of a value of type ty. */
+static void atoms_of_cells(CgScope *s, const LcuType *ty, const char *r, CgAtoms *out) {
+  int n = lcu_type_arity(ty);
+  *out = atoms(s->cg, n);
+  for (int k = 0; k < n; k++) {
+    LcuTypeKind ck = lcu_type_component(ty, k)->kind;
+    const char *fld = ck == LT_INT ? "i" : ck == LT_FLOAT ? "f" : ck == LT_ARRAY ? "a" : ck == LT_SEGDES ? "s" : "b";
+    out->v[k] = bind_tmp(s, lcu_type_component(ty, k), cg_fmt(s->cg, "%s[%d].%s", r, k, fld));
+  }
+}
+
+/* read_object(text, (sd, cs), w): only w's type matters (the result's). */
+static void p_read_object(CgScope *s, const LcuExpr *e, CgAtoms *out) {
+  CgAtoms t, st, w;
+  cg_expr(s, e->args[0], &t);
+  cg_expr(s, e->args[1], &st);
+  cg_expr(s, e->args[2], &w);
+  const char *r = cg_tmp(s->cg);
+  int n = lcu_type_arity(e->ty);
+  cg_line(s, "RtCell %s[%d];", r, n);
+  cg_line(s, "rt_read_objects(RT_HOST(%s), %s, RT_HOST(%s), %s, %d, %d);", t.v[0], st.v[0], st.v[1], r, n,
+          cg_loc(s->cg, e->loc));
+  atoms_of_cells(s, e->ty, r, out);
+  cg_release_atoms(s, e->args[0]->ty, &t);
+  cg_release_atoms(s, e->args[1]->ty, &st);
+  cg_release_atoms(s, e->args[2]->ty, &w);
+}
+
+static void p_io(CgScope *s, const LcuExpr *e, CgAtoms *out) {
+  CgAtoms a[2], all = atoms(s->cg, e->nargs);
+  const LcuType *tys[2];
+  for (int k = 0; k < e->nargs; k++) {
+    cg_expr(s, e->args[k], &a[k]);
+    all.v[k] = a[k].v[0];
+    tys[k] = e->args[k]->ty;
+  }
+  const LcuType *aty = lcu_type_tuple(e->nargs, tys);
+  const char *c = cells_of(s, aty, &all);
+  const char *r = cg_tmp(s->cg);
+  int n = lcu_type_arity(e->ty);
+  cg_line(s, "RtCell %s[%d];", r, n);
+  cg_line(s, "rt_io_call(\"%s\", \"%s\", %s, %s);", lcu_prim_info(e->prim)->name, cg_type_text(s->cg, aty), c, r);
+  atoms_of_cells(s, e->ty, r, out);
+  for (int k = 0; k < e->nargs; k++) cg_release_atoms(s, e->args[k]->ty, &a[k]);
 }
 
 /* fail_if(flag, message): a fault whose text is the [char] message. */

@@ -5,6 +5,7 @@
 #define NESSIE_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -93,6 +94,24 @@ double nz_now(void);
  * (NESL prints 15), or 0 for the shortest that reads back as x (which also
  * keeps the sign of -0.0). ---- */
 void nz_float_print(NzBuf *b, double x, int sig);
+/* NESL's float_string / exp_string layout (NESL.md §4.9): `digits` significant digits;
+ * force_sci: always d.ddde+n. Shared by the AST interpreter, λcu and the runtime. */
+void nz_float_string(NzBuf *b, double x, int digits, bool force_sci);
+/* parse_float of s[0..n) (NESL.md 5.15): *x is the value of the longest prefix with the
+ * number syntax (0.0 if none); returns whether that prefix is the whole string. */
+bool nz_parse_float(const char *s, int n, double *x);
+
+/* ---- sysio.c: NESL's streams, files and processes (NESL.md 5.16), one table per
+ * process shared by the AST interpreter, λcu and the runtime. Streams: 0..2 standard,
+ * 3..63 files. msg: "" or why it failed (static text). ---- */
+int nz_io_open(const char *name, int mode, const char **msg); /* mode 0 read, 1 write, 2 append; -1 on failure */
+bool nz_io_close(int fd, const char **msg);
+bool nz_io_write(int fd, const void *s, size_t n, const char **msg);
+int nz_io_read_char(int fd, bool *ok, const char **msg); /* the char, 0 at the end */
+bool nz_io_read_file(const char *name, NzBuf *out, const char **msg);
+void nz_io_shell(const char *cmd, const void *in, size_t n, NzBuf *out); /* cmd's output with input in */
+/* `sh -c cmd` with stdin, stdout, stderr on the streams want[k], or new pipes for -1 */
+bool nz_io_spawn(const char *cmd, const int want[3], int got[3], const char **msg);
 
 /* ---- intern.c: interned strings compare with == and live until exit ---- */
 const char *nz_intern(const char *s, size_t n);

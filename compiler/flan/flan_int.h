@@ -44,6 +44,7 @@ struct FlCtx {
   FlComp n, sd, idx;
   FlBlk *blk; /* the block current when the context was opened: derivations go there */
   NZ_VEC(FlCache) cache;
+  int prints; /* on a root context: lifted print sites inside it (flan_text.c) */
 };
 
 typedef struct {
@@ -66,6 +67,7 @@ typedef struct {
   NzLoc uloc; /* where a fault in the code being compiled is reported */
   const char *fn_name; /* the NESL function whose code is being lowered (kernel names) */
   bool in_main;
+  bool in_lifted_fn; /* compiling a lifted instance (its own context has n rows) */
   NZ_VEC(FlInst) insts;
   NZ_VEC(NlDecl *) inlining;
   NZ_VEC(FlCache) shapes;
@@ -144,5 +146,20 @@ FlVal flan_prim(Fl *F, const char *name, int nargs, FlVal *args, const FlTy *rt,
 /* __length(a) or __elt(a, i) where a's rows are rows map[r] of src (a lifted
  * sequence of an enclosing context); i unlifted or lifted in the current one. */
 FlVal flan_prim_rows(Fl *F, const char *name, FlVal src, FlComp map, FlVal i, const FlTy *rt, NzLoc loc);
+
+/* flan_text.c: the text primitives over n rows (vrep operands and results) */
+/* __string (mode 's') or __write_object_str (mode 'o') of the vector a of t's */
+void flan_text_format(Fl *F, char mode, FlComp n, FlComp *a, const FlTy *t, FlComp *out, NzLoc loc);
+/* __read_object_str(w, s) of n rows: out is vrep(t) ++ [bool] */
+void flan_text_read_object(Fl *F, FlComp n, FlComp **a, const FlTy *t, FlComp *out, NzLoc loc);
+void flan_text_float(Fl *F, FlComp n, FlComp **a, FlComp *out, NzLoc loc); /* __float_string */
+void flan_text_parse_float(Fl *F, FlComp *a, FlComp *out, NzLoc loc);       /* __parse_float */
+void flan_text_print(Fl *F, FlComp n, FlComp *a, FlComp *out, NzLoc loc);   /* __print_string */
+/* __print_string in the current context: its text lifted there if it is not, so that
+ * every row prints; refused where rows would print in another order than the AST
+ * interpreter's (element by element) */
+FlVal flan_text_print_arg(Fl *F, FlVal s, NzLoc loc);
+/* __open, __close, ... __spawn (unlifted): false if name is none of them */
+bool flan_text_io(Fl *F, const char *name, int nargs, FlVal *args, const FlTy *rt, NzLoc loc, FlVal *out);
 
 #endif

@@ -615,6 +615,7 @@ static const char *instance(Fl *F, NlDecl *d, const FlTy **sub, int nsub, uint64
   F->blk = blk_new(F);
   F->ctx = NULL;
   F->in_main = false;
+  F->in_lifted_fn = mask != 0;
   F->ups = NULL;
   F->nups = 0;
   F->fn_name = d->name;

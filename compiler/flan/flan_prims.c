@@ -710,6 +710,13 @@ static void lp_rank_dir(Args *A, bool down) {
 static void lp_rank(Args *A) { lp_rank_dir(A, false); }
 static void lp_rank_down(Args *A) { lp_rank_dir(A, true); }
 
+static void lp_string(Args *A) { flan_text_format(A->F, 's', A->n, A->a[0], A->t[0], A->out, A->loc); }
+static void lp_object_str(Args *A) { flan_text_format(A->F, 'o', A->n, A->a[0], A->t[0], A->out, A->loc); }
+static void lp_read_object_str(Args *A) { flan_text_read_object(A->F, A->n, A->a, A->t[0], A->out, A->loc); }
+static void lp_float_string(Args *A) { flan_text_float(A->F, A->n, A->a, A->out, A->loc); }
+static void lp_parse_float(Args *A) { flan_text_parse_float(A->F, A->a[0], A->out, A->loc); }
+static void lp_print_string(Args *A) { flan_text_print(A->F, A->n, A->a[0], A->out, A->loc); }
+
 typedef void (*LiftedFn)(Args *);
 static const struct {
   const char *name;
@@ -721,6 +728,9 @@ static const struct {
     {"__partition", lp_partition}, {"__flatten", lp_flatten}, {"__identity", lp_identity},
     {"__identity_seq", lp_identity_seq}, {"__eql", lp_eql}, {"__rank", lp_rank},
     {"__rank_down", lp_rank_down}, {"__hash", lp_hash},
+    {"__string", lp_string}, {"__write_object_str", lp_object_str}, {"__float_string", lp_float_string},
+    {"__parse_float", lp_parse_float}, {"__print_string", lp_print_string},
+    {"__read_object_str", lp_read_object_str},
 };
 
 /* The one row of a vector as an unlifted value. */
@@ -842,6 +852,11 @@ FlVal flan_prim(Fl *F, const char *name, int nargs, FlVal *args, const FlTy *rt,
     }
   if (!strcmp(name, "__error")) {
     r = error_prim(F, args, rt, loc);
+    F->uloc = saved;
+    return r;
+  }
+  if (F->ctx && !strcmp(name, "__print_string")) args[0] = flan_text_print_arg(F, args[0], loc);
+  if (flan_text_io(F, name, nargs, args, rt, loc, &r)) {
     F->uloc = saved;
     return r;
   }

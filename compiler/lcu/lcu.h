@@ -341,6 +341,30 @@ void lcu_float_print(NzBuf *b, double f); /* shortest round-trip, NESL layout */
  * compiler/lcu/README.md) with the NESL value held in the flat components comps[0..n).
  * Returns 0, or -1 (nothing appended) if the text or the components are malformed. */
 int lcu_show(NzBuf *b, const char *text, size_t len, const LcuValue *comps, int n);
+/* The `format` primitive: appends to b the text of each of the n rows of the vector of
+ * NESL values held in comps[0..ncomps), as text[0..len) says (compiler/lcu/README.md),
+ * and each row's length to lens[0..n). Returns 0, or -1 if the text or the components
+ * are malformed. */
+int lcu_format(NzBuf *b, int32_t *lens, const char *text, size_t len, int64_t n, const LcuValue *comps,
+               int ncomps);
+/* The `read_object` primitive: each segment of cs (sd's) read as NESL's object string
+ * of a value described by text[0..len) (a `show` DESC): out[0..k) receives the vector
+ * of the values (k = the components of that vector), out[k] a [bool] saying which rows
+ * held one (a row that does not is the type's identity: zeros, empty sequences).
+ * Returns -1 (out untouched) if the description is malformed, does not take nout
+ * components, or sd does not fit cs. */
+int lcu_read_objects(const char *text, size_t len, const LcuSegdes *sd, const LcuArray *cs, LcuValue *out,
+                     int nout);
+/* ------------------------------------------------------------- lcu_io.c */
+/* The I/O primitives (open_file ... spawn, compiler/lcu/README.md) on the NESL streams
+ * of compiler/common/sysio.c: lcu_io_result is the result type, lcu_io_call runs one
+ * on borrowed operands and returns a new value (the interpreter and the runtime). */
+const LcuType *lcu_io_result(LcuPrim op);
+LcuValue lcu_io_call(LcuPrim op, const LcuValue *args);
+/* The `float_text` primitive: NESL's float_string (sci 0: 8 significant digits) or
+ * exp_string (sci 1: digits after the point) of x[r] for r < n, as lcu_format. */
+void lcu_float_text(NzBuf *b, int32_t *lens, const double *x, const int32_t *digits, const unsigned char *sci,
+                    int64_t n);
 /* Parses a literal of the given type (command-line arguments): ints, floats,
  * T/F/t/f/true/false, `a or 'a', [..], segdes[..], (..). Returns 0 on success,
  * else prints "argument N: ..." and returns -1. */

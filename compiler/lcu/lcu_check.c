@@ -177,10 +177,10 @@ static void check_distinct(Ck *ck, const LcuBinder *bs, int n, const char *what)
 // clang-format off
 /* Operand classes of lcu_prims.def. */
 typedef enum {
-  K_NUM, K_INT, K_FLOAT, K_BOOL, K_CHAR, K_ORD, K_EQ, K_BOOLINT, K_SEGDES, K_LEN, K_INTARR, K_CHARARR, K_ANY
+  K_NUM, K_INT, K_FLOAT, K_BOOL, K_CHAR, K_ORD, K_EQ, K_BOOLINT, K_SEGDES, K_LEN, K_INTARR, K_CHARARR, K_ANY, K_FLOATARR, K_BOOLARR, K_SEGTEXT
 } Kls;
 /* Result: R_OP is the operand type (the one recorded in opty). */
-typedef enum { R_OP, R_BOOL, R_INT, R_FLOAT, R_CHAR, R_UNIT, R_SEGDES, R_INTARR } Res;
+typedef enum { R_OP, R_BOOL, R_INT, R_FLOAT, R_CHAR, R_UNIT, R_SEGDES, R_INTARR, R_SEGTEXT, R_FLOATS_FLAGS, R_IO, R_OP_FLAGS } Res;
 
 typedef struct {
   Kls k[3];
@@ -221,6 +221,16 @@ static Sig prim_sig(LcuPrim p) {
   case LP_PRINT: SIG(K_ANY, 0, 0, 1, R_UNIT); break;
   case LP_FAIL_IF: SIG(K_BOOL, K_CHARARR, 0, 1, R_UNIT); break;
   case LP_SHOW: SIG(K_CHARARR, K_ANY, 0, 2, R_UNIT); break;
+  case LP_FORMAT: SIG(K_CHARARR, K_INT, K_ANY, 4, R_SEGTEXT); break;
+  case LP_FLOAT_TEXT: SIG(K_FLOATARR, K_INTARR, K_BOOLARR, 1, R_SEGTEXT); break;
+  case LP_PARSE_FLOAT: SIG(K_SEGDES, K_CHARARR, 0, 1, R_FLOATS_FLAGS); break;
+  case LP_PRINT_CHARS: SIG(K_CHARARR, 0, 0, 1, R_UNIT); break;
+  case LP_READ_OBJECT: SIG(K_CHARARR, K_SEGTEXT, K_ANY, 4, R_OP_FLAGS); break;
+  case LP_OPEN_FILE: case LP_WRITE_STREAM: SIG(K_CHARARR, K_INT, 0, 1, R_IO); break;
+  case LP_CLOSE_FILE: case LP_READ_CHAR: SIG(K_INT, 0, 0, 1, R_IO); break;
+  case LP_READ_FILE: case LP_GETENV: SIG(K_CHARARR, 0, 0, 1, R_IO); break;
+  case LP_SHELL: SIG(K_CHARARR, K_CHARARR, 0, 1, R_IO); break;
+  case LP_SPAWN: SIG(K_CHARARR, K_INTARR, 0, 1, R_IO); break;
   case LP__COUNT: nz_die("prim_sig: LP__COUNT is not a primitive");
   }
 #undef SIG
@@ -243,6 +253,10 @@ static int in_class(Kls k, const LcuType *t) {
   case K_INTARR: return t == lcu_type_array(LT_INT);
   case K_CHARARR: return t == lcu_type_array(LT_CHAR);
   case K_ANY: return 1;
+  case K_FLOATARR: return t == lcu_type_array(LT_FLOAT);
+  case K_BOOLARR: return t == lcu_type_array(LT_BOOL);
+  case K_SEGTEXT: return t->kind == LT_TUPLE && t->n == 2 && t->elems[0]->kind == LT_SEGDES &&
+                         t->elems[1] == lcu_type_array(LT_CHAR);
   }
   return 0;
 }
@@ -262,6 +276,9 @@ static const char *class_name(Kls k) {
       [K_INTARR] = "[int]",
       [K_CHARARR] = "[char]",
       [K_ANY] = "a value",
+      [K_FLOATARR] = "[float]",
+      [K_BOOLARR] = "[bool]",
+      [K_SEGTEXT] = "(segdes, [char])",
   };
   return names[k];
 }
@@ -319,6 +336,25 @@ static const LcuType *check_prim(Ck *ck, LcuExpr *e, const LcuType **at) {
   case R_UNIT: return lcu_type_unit();
   case R_SEGDES: return lcu_type_base(LT_SEGDES);
   case R_INTARR: return lcu_type_array(LT_INT);
+  case R_SEGTEXT: {
+    const LcuType *st[2] = {lcu_type_base(LT_SEGDES), lcu_type_array(LT_CHAR)};
+    return lcu_type_tuple(2, st);
+  }
+  case R_IO: return lcu_io_result(e->prim);
+  case R_OP_FLAGS: { /* the operand's components, then [bool] */
+    if (!ok) return NULL;
+    int n = lcu_type_arity(op);
+    const LcuType **t = nz_xmalloc(sizeof *t * (size_t)(n + 1));
+    for (int i = 0; i < n; i++) t[i] = lcu_type_component(op, i);
+    t[n] = lcu_type_array(LT_BOOL);
+    const LcuType *r = lcu_type_tuple(n + 1, t);
+    free(t);
+    return r;
+  }
+  case R_FLOATS_FLAGS: {
+    const LcuType *ft[2] = {lcu_type_array(LT_FLOAT), lcu_type_array(LT_BOOL)};
+    return lcu_type_tuple(2, ft);
+  }
   }
   return NULL;
 }

@@ -837,6 +837,114 @@ NOINLINE static LcuValue prim_show(Interp *I, const LcuExpr *e, Frame *f) {
   return lcu_value_tuple(0, NULL);
 }
 
+/* (segdes, [char]): n rows of text, row r of length lens[r], concatenated in b. */
+static LcuValue seg_text(const int32_t *lens, int64_t n, const NzBuf *b) {
+  LcuArray *cs = lcu_array_new(LT_CHAR, (int64_t)b->len);
+  if (b->len) memcpy(cs->d.b, b->s, b->len);
+  LcuValue v[2] = {{.kind = LT_SEGDES}, array_value(cs)};
+  v[0].u.sd = lcu_segdes_new(lens, n);
+  return lcu_value_tuple(2, v);
+}
+
+/* Faults if n rows of text of b->len characters in all do not fit a segdes. */
+static void text_fits(Interp *I, const LcuExpr *e, int32_t *lens, NzBuf *b) {
+  if (b->len <= INT32_MAX) return;
+  free(lens);
+  nz_buf_free(b);
+  fault(I, e->loc, "%s: more than 2147483647 characters of text", lcu_prim_info(e->prim)->name);
+}
+
+NOINLINE static LcuValue prim_format(Interp *I, const LcuExpr *e, Frame *f) {
+  LcuValue t = eval(I, e->args[0], f);
+  temp_push(I, t);
+  int32_t n = eval(I, e->args[1], f).u.i;
+  LcuValue v = eval(I, e->args[2], f);
+  temp_push(I, v);
+  int32_t *lens = nz_xmalloc(sizeof(int32_t) * (size_t)(n > 0 ? n : 1));
+  NzBuf b = {0};
+  if (lcu_format(&b, lens, (const char *)t.u.arr->d.b, (size_t)t.u.arr->len, n,
+                 v.kind == LT_TUPLE ? v.u.tup.elems : &v, v.kind == LT_TUPLE ? v.u.tup.n : 1) != 0) {
+    free(lens);
+    nz_buf_free(&b);
+    fault(I, e->loc, "format: %d rows of the value do not match the description '%.*s'", n,
+          (int)t.u.arr->len, (const char *)t.u.arr->d.b);
+  }
+  text_fits(I, e, lens, &b);
+  LcuValue r = seg_text(lens, n, &b);
+  free(lens);
+  nz_buf_free(&b);
+  lcu_value_release(temp_pop(I));
+  lcu_value_release(temp_pop(I));
+  return r;
+}
+
+NOINLINE static LcuValue prim_float_text(Interp *I, const LcuExpr *e, Frame *f) {
+  for (int k = 0; k < 3; k++) temp_push(I, eval(I, e->args[k], f));
+  const LcuValue *a = &I->temps.v[I->temps.n - 3];
+  int64_t n = a[0].u.arr->len;
+  if (a[1].u.arr->len != n || a[2].u.arr->len != n)
+    fault(I, e->loc, "float_text: arrays of lengths %lld, %lld and %lld", (long long)n,
+          (long long)a[1].u.arr->len, (long long)a[2].u.arr->len);
+  int32_t *lens = nz_xmalloc(sizeof(int32_t) * (size_t)(n > 0 ? n : 1));
+  NzBuf b = {0};
+  lcu_float_text(&b, lens, a[0].u.arr->d.f, a[1].u.arr->d.i, a[2].u.arr->d.b, n);
+  text_fits(I, e, lens, &b);
+  LcuValue r = seg_text(lens, n, &b);
+  free(lens);
+  nz_buf_free(&b);
+  for (int k = 0; k < 3; k++) lcu_value_release(temp_pop(I));
+  return r;
+}
+
+NOINLINE static LcuValue prim_parse_float(Interp *I, const LcuExpr *e, Frame *f) {
+  LcuValue sdv = eval(I, e->args[0], f);
+  temp_push(I, sdv);
+  LcuValue cv = eval(I, e->args[1], f);
+  temp_push(I, cv);
+  const LcuSegdes *sd = sdv.u.sd;
+  if (sd->total != cv.u.arr->len)
+    fault(I, e->loc, "parse_float: a segdes of %lld elements over %lld characters", (long long)sd->total,
+          (long long)cv.u.arr->len);
+  LcuArray *xs = lcu_array_new(LT_FLOAT, sd->nsegs), *ok = lcu_array_new(LT_BOOL, sd->nsegs);
+  for (int64_t r = 0; r < sd->nsegs; r++)
+    ok->d.b[r] = nz_parse_float((const char *)cv.u.arr->d.b + sd->starts[r], sd->lens[r], &xs->d.f[r]);
+  lcu_value_release(temp_pop(I));
+  lcu_value_release(temp_pop(I));
+  LcuValue v[2] = {array_value(xs), array_value(ok)};
+  return lcu_value_tuple(2, v);
+}
+
+NOINLINE static LcuValue prim_print_chars(Interp *I, const LcuExpr *e, Frame *f) {
+  LcuValue v = eval(I, e->args[0], f);
+  fwrite(v.u.arr->d.b, 1, (size_t)v.u.arr->len, stdout);
+  lcu_value_release(v);
+  return lcu_value_tuple(0, NULL);
+}
+
+NOINLINE static LcuValue prim_io(Interp *I, const LcuExpr *e, Frame *f) {
+  for (int k = 0; k < e->nargs; k++) temp_push(I, eval(I, e->args[k], f));
+  LcuValue r = lcu_io_call(e->prim, &I->temps.v[I->temps.n - e->nargs]);
+  for (int k = 0; k < e->nargs; k++) lcu_value_release(temp_pop(I));
+  return r;
+}
+
+NOINLINE static LcuValue prim_read_object(Interp *I, const LcuExpr *e, Frame *f) {
+  for (int k = 0; k < 3; k++) temp_push(I, eval(I, e->args[k], f));
+  const LcuValue *a = &I->temps.v[I->temps.n - 3];
+  int n = lcu_type_arity(e->opty);
+  LcuValue *out = nz_xcalloc((size_t)n + 1, sizeof *out);
+  if (lcu_read_objects((const char *)a[0].u.arr->d.b, (size_t)a[0].u.arr->len, a[1].u.tup.elems[0].u.sd,
+                       a[1].u.tup.elems[1].u.arr, out, n) != 0) {
+    free(out);
+    fault(I, e->loc, "read_object: the description '%.*s' does not fit the operands", (int)a[0].u.arr->len,
+          (const char *)a[0].u.arr->d.b);
+  }
+  for (int k = 0; k < 3; k++) lcu_value_release(temp_pop(I));
+  LcuValue r = lcu_value_tuple(n + 1, out);
+  free(out);
+  return r;
+}
+
 NOINLINE static LcuValue prim_fail_if(Interp *I, const LcuExpr *e, Frame *f) {
   LcuValue c = eval(I, e->args[0], f);
   LcuValue m = eval(I, e->args[1], f);
@@ -995,6 +1103,13 @@ static LcuValue eval(Interp *I, const LcuExpr *e, Frame *f) {
       case LP_PRINT: return prim_print(I, e, f);
       case LP_FAIL_IF: return prim_fail_if(I, e, f);
       case LP_SHOW: return prim_show(I, e, f);
+      case LP_FORMAT: return prim_format(I, e, f);
+      case LP_FLOAT_TEXT: return prim_float_text(I, e, f);
+      case LP_PARSE_FLOAT: return prim_parse_float(I, e, f);
+      case LP_PRINT_CHARS: return prim_print_chars(I, e, f);
+      case LP_READ_OBJECT: return prim_read_object(I, e, f);
+      case LP_OPEN_FILE: case LP_CLOSE_FILE: case LP_WRITE_STREAM: case LP_READ_CHAR:
+      case LP_READ_FILE: case LP_GETENV: case LP_SHELL: case LP_SPAWN: return prim_io(I, e, f);
       case LP_MAKE_SEGDES: return prim_make_segdes(I, e, f);
       case LP_SEG_LENGTHS: return prim_seg_lengths(I, e, f);
       case LP_SELECT: return prim_select(I, e, f);

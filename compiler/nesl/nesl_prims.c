@@ -481,29 +481,10 @@ static NlVal p_float_string(NlVal *a) {
   nz_buf_free(&b);
   return r;
 }
-static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 static NlVal p_parse_float(NlVal *a) {
-  /* the longest prefix of the form [+-]?[0-9]*(.[0-9]*)?(e[+-]?[0-9]+)? with at least one
-   * mantissa digit gives the value (like parse_int, "1.5x" is (1.5, f)); the flag says it
-   * is the whole string. strtod alone would also accept hex, inf and leading spaces. */
-  char *s = cstr(A0);
-  int n = A0.s->n, i = 0, digits = 0;
-  if (i < n && (s[i] == '+' || s[i] == '-')) i++;
-  for (; i < n && is_digit(s[i]); i++) digits++;
-  if (i < n && s[i] == '.')
-    for (i++; i < n && is_digit(s[i]); i++) digits++;
-  if (digits == 0) return nesl_mk_pair(vfloat(0), vbool(false));
-  if (i < n && (s[i] == 'e' || s[i] == 'E')) {
-    int j = i + 1;
-    if (j < n && (s[j] == '+' || s[j] == '-')) j++;
-    if (j < n && is_digit(s[j])) {
-      while (j < n && is_digit(s[j])) j++;
-      i = j;
-    }
-  }
-  bool whole = i == n;
-  s[i] = 0;
-  return nesl_mk_pair(vfloat(strtod(s, NULL)), vbool(whole));
+  double x;
+  bool whole = nz_parse_float((const char *)A0.s->b, A0.s->n, &x);
+  return nesl_mk_pair(vfloat(x), vbool(whole));
 }
 
 /* ---------- I/O ---------- */
@@ -517,162 +498,54 @@ static NlVal p_error(NlVal *a) {
 static NlVal ok_msg(bool ok, const char *msg) {
   return nesl_mk_pair(vbool(ok), str_val(msg, strlen(msg)));
 }
-/* files are identified by small integers (stream(fd) in the basis) */
-static FILE *files[64];
-static FILE *file_of(int fd) {
-  if (fd == 0) return stdin;
-  if (fd == 1) return stdout;
-  if (fd == 2) return stderr;
-  return fd > 2 && fd < 64 ? files[fd] : NULL;
-}
+/* Streams, files and processes: compiler/common/sysio.c, shared with λcu and the runtime
+ * (one table of open streams per process). */
 static NlVal p_open(NlVal *a) {
-  static const char *modes[] = {"r", "w", "a"};
-  int m = A1.i < 0 || A1.i > 2 ? 0 : A1.i;
-  FILE *f = fopen(cstr(A0), modes[m]);
-  if (!f) return nesl_mk_pair(vint(-1), ok_msg(false, strerror(errno)));
-  for (int i = 3; i < 64; i++)
-    if (!files[i]) {
-      files[i] = f;
-      return nesl_mk_pair(vint(i), ok_msg(true, ""));
-    }
-  fclose(f);
-  return nesl_mk_pair(vint(-1), ok_msg(false, "too many open files"));
+  const char *msg;
+  int fd = nz_io_open(cstr(A0), A1.i, &msg);
+  return nesl_mk_pair(vint(fd), ok_msg(fd >= 0, msg));
 }
 static NlVal p_close(NlVal *a) {
-  int fd = A0.i;
-  if (fd <= 2) return ok_msg(true, "");
-  if (fd >= 64 || !files[fd]) return ok_msg(false, "stream is not open");
-  fclose(files[fd]);
-  files[fd] = NULL;
-  while (waitpid(-1, NULL, WNOHANG) > 0) /* reap spawned commands that have ended */
-    ;
-  return ok_msg(true, "");
+  const char *msg;
+  bool ok = nz_io_close(A0.i, &msg);
+  return ok_msg(ok, msg);
 }
 static NlVal p_write_stream(NlVal *a) {
-  FILE *f = file_of(A1.i);
-  if (!f) return ok_msg(false, "stream is not open");
-  fwrite(A0.s->b, 1, (size_t)A0.s->n, f);
-  return ok_msg(true, "");
+  const char *msg;
+  bool ok = nz_io_write(A1.i, A0.s->b, (size_t)A0.s->n, &msg);
+  return ok_msg(ok, msg);
 }
 static NlVal p_read_char(NlVal *a) {
-  FILE *f = file_of(A0.i);
-  if (!f) return nesl_mk_pair(vchar(0), ok_msg(false, "stream is not open"));
-  int c = fgetc(f);
-  return nesl_mk_pair(vchar(c == EOF ? 0 : c), ok_msg(c != EOF, c == EOF ? "end of file" : ""));
+  const char *msg;
+  bool ok;
+  int c = nz_io_read_char(A0.i, &ok, &msg);
+  return nesl_mk_pair(vchar(c), ok_msg(ok, msg));
 }
 static NlVal p_read_file(NlVal *a) {
-  FILE *f = fopen(cstr(A0), "rb");
-  if (!f) return nesl_mk_pair(str_val("", 0), ok_msg(false, strerror(errno)));
+  const char *msg;
   NzBuf b = {0};
-  int c;
-  while ((c = fgetc(f)) != EOF) nz_buf_putc(&b, (char)c);
-  fclose(f);
+  bool ok = nz_io_read_file(cstr(A0), &b, &msg);
   NlVal r = str_val(b.s ? b.s : "", b.len);
   nz_buf_free(&b);
-  return nesl_mk_pair(r, ok_msg(true, ""));
+  return nesl_mk_pair(r, ok_msg(ok, msg));
 }
 static NlVal p_getenv(NlVal *a) {
   const char *v = getenv(cstr(A0));
   return v ? str_val(v, strlen(v)) : str_val("", 0);
 }
 static NlVal p_shell(NlVal *a) {
-  /* input goes through a temporary file so the command's output can be read back */
-  char tmpl[] = "/tmp/nessie-shell-XXXXXX";
-  int fd = mkstemp(tmpl);
-  if (fd < 0) return str_val("", 0);
-  if (write(fd, A1.s->b, (size_t)A1.s->n) < 0) { /* best effort */
-  }
-  close(fd);
-  NzBuf cmd = {0};
-  nz_buf_printf(&cmd, "(%s) < %s", cstr(A0), tmpl);
-  nz_stdout_flush();
-  FILE *p = popen(cmd.s, "r");
-  nz_buf_free(&cmd);
   NzBuf b = {0};
-  if (p) {
-    int c;
-    while ((c = fgetc(p)) != EOF) nz_buf_putc(&b, (char)c);
-    pclose(p);
-  }
-  unlink(tmpl);
+  nz_io_shell(cstr(A0), A1.s->b, (size_t)A1.s->n, &b);
   NlVal r = str_val(b.s ? b.s : "", b.len);
   nz_buf_free(&b);
   return r;
 }
-
-/* spawn: run `sh -c cmd` with its standard input, output and error connected to the given
- * streams, or, for -1 (nullstr), to new pipes that come back as streams (NESL.md 5.16). */
-static int file_slot(FILE *f) {
-  for (int i = 3; i < 64; i++)
-    if (!files[i]) {
-      files[i] = f;
-      return i;
-    }
-  return -1;
-}
-static NlVal spawn_result(int in, int out, int err, bool ok, const char *msg) {
-  NlVal fds = nesl_mk_pair(vint(in), nesl_mk_pair(vint(out), vint(err)));
-  return nesl_mk_pair(fds, ok_msg(ok, msg));
-}
 static NlVal p_spawn(NlVal *a) {
-  int want[3] = {A1.i, A2.i, A3.i}, child[3], mine[3] = {-1, -1, -1}, slot[3];
-  int nfree = 0;
-  for (int i = 3; i < 64; i++) nfree += !files[i];
-  int npipes = (want[0] < 0) + (want[1] < 0) + (want[2] < 0);
-  if (npipes > nfree) return spawn_result(-1, -1, -1, false, "too many open files");
-  for (int k = 0; k < 3; k++) {
-    slot[k] = want[k];
-    if (want[k] >= 0) {
-      FILE *f = file_of(want[k]);
-      if (!f) {
-        for (int j = 0; j < k; j++)
-          if (mine[j] >= 0) close(mine[j]), close(child[j]);
-        return spawn_result(-1, -1, -1, false, "stream is not open");
-      }
-      fflush(f);
-      child[k] = fileno(f);
-      continue;
-    }
-    int pp[2];
-    if (pipe(pp) < 0) {
-      for (int j = 0; j < k; j++)
-        if (mine[j] >= 0) close(mine[j]), close(child[j]);
-      return spawn_result(-1, -1, -1, false, strerror(errno));
-    }
-    child[k] = k == 0 ? pp[0] : pp[1]; /* the child reads its input, writes the others */
-    mine[k] = k == 0 ? pp[1] : pp[0];
-  }
-  fflush(NULL); /* the child must not repeat buffered output */
-  pid_t pid = fork();
-  if (pid == 0) {
-    int moved[3];
-    for (int k = 0; k < 3; k++) moved[k] = dup(child[k]); /* may overlap 0..2 */
-    for (int k = 0; k < 3; k++) dup2(moved[k], k);
-    for (int fd = 3; fd < 1024; fd++) close(fd);
-    execl("/bin/sh", "sh", "-c", cstr(A0), (char *)NULL);
-    _exit(127);
-  }
-  int e = errno;
-  for (int k = 0; k < 3; k++)
-    if (mine[k] >= 0) close(child[k]);
-  if (pid < 0) {
-    for (int k = 0; k < 3; k++)
-      if (mine[k] >= 0) close(mine[k]);
-    return spawn_result(-1, -1, -1, false, strerror(e));
-  }
-  signal(SIGPIPE, SIG_IGN); /* a child that stops reading makes writes fail, not kill us */
-  for (int k = 0; k < 3; k++)
-    if (mine[k] >= 0) {
-      FILE *f = fdopen(mine[k], k == 0 ? "w" : "r");
-      if (!f) {
-        close(mine[k]);
-        slot[k] = -1;
-        continue;
-      }
-      if (k == 0) setvbuf(f, NULL, _IONBF, 0); /* the child sees what was written at once */
-      slot[k] = file_slot(f);
-    }
-  return spawn_result(slot[0], slot[1], slot[2], true, "");
+  int want[3] = {A1.i, A2.i, A3.i}, got[3];
+  const char *msg;
+  bool ok = nz_io_spawn(cstr(A0), want, got, &msg);
+  NlVal fds = nesl_mk_pair(vint(got[0]), nesl_mk_pair(vint(got[1]), vint(got[2])));
+  return nesl_mk_pair(fds, ok_msg(ok, msg));
 }
 
 /* ---------- object files: a self-describing text form of any value ---------- */

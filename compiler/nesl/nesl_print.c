@@ -101,65 +101,9 @@ void nesl_type_str(NzBuf *b, NlType *t) {
 /* ---------- floats ---------- */
 void nesl_float_top(NzBuf *b, double x) { nz_float_print(b, x, 15); }
 
-/* float_string / exp_string, NESL.md §4.9. */
-void nesl_float_string(NzBuf *b, double x, int digits, bool force_sci) {
-  if (isnan(x)) {
-    nz_buf_puts(b, "nan");
-    return;
-  }
-  if (isinf(x)) {
-    nz_buf_puts(b, x < 0 ? "-inf" : "inf");
-    return;
-  }
-  if (x == 0) {
-    nz_buf_puts(b, "0.0");
-    return;
-  }
-  if (x < 0) {
-    nz_buf_putc(b, '-');
-    x = -x;
-  }
-  int e = 1 + (int)floor(log10(x));
-  double lim = pow(10, digits);
-  double r = floor(x * pow(10, digits - e) + 0.5);
-  if (r < lim / 10) { /* log10 came out one too high */
-    e--;
-    r = floor(x * pow(10, digits - e) + 0.5);
-  }
-  if (r >= lim) {
-    e++;
-    r = floor(r / 10);
-    if (r >= lim) r = lim / 10;
-  }
-  char s[40];
-  snprintf(s, sizeof s, "%.0f", r);
-  int n = (int)strlen(s);
-  if (force_sci) {
-    nz_buf_putc(b, s[0]);
-    nz_buf_putc(b, '.');
-    nz_buf_puts(b, s + 1);
-    nz_buf_printf(b, "e%c%d", e - 1 >= 0 ? '+' : '-', abs(e - 1));
-    return;
-  }
-  /* strip trailing zeros of s[from..], never the first of them */
-  int end = n;
-  while (end > 1 && s[end - 1] == '0') end--;
-  if (e > 7 || e < -2) {
-    nz_buf_putc(b, s[0]);
-    nz_buf_putc(b, '.');
-    int ee = end > 1 ? end : 2;
-    nz_buf_printf(b, "%.*s", ee - 1, s + 1);
-    nz_buf_printf(b, "e%c%d", e - 1 >= 0 ? '+' : '-', abs(e - 1));
-  } else if (e < 1) {
-    nz_buf_puts(b, "0.");
-    for (int i = 0; i < -e; i++) nz_buf_putc(b, '0');
-    nz_buf_printf(b, "%.*s", end, s);
-  } else {
-    nz_buf_printf(b, "%.*s.", e, s);
-    int ee = end > e ? end : e + 1;
-    nz_buf_printf(b, "%.*s", ee - e, s + e);
-  }
-}
+/* float_string / exp_string (NESL.md §4.9): compiler/common/floatfmt.c, shared with the
+ * λcu interpreter and the runtime. */
+void nesl_float_string(NzBuf *b, double x, int digits, bool force_sci) { nz_float_string(b, x, digits, force_sci); }
 
 /* ---------- values ---------- */
 static void vstr_any(NzBuf *b, NlVal v);

@@ -245,6 +245,19 @@ void rt_print(const char *type, const RtCell *cells);
 /* show(text, v): the NESL value v (ncells cells of λcu type `type`) printed as text
  * describes (compiler/lcu/lcu_show.c); a mismatch is a fault at loc. */
 void rt_show(const RtArr *text, const char *type, const RtCell *cells, int ncells, int loc);
+/* The text primitives of NESL (compiler/lcu/README.md): new (segdes, [char]) or
+ * ([float], [bool]) results through the pointers; the operands are borrowed.
+ * format(text, n, v): n rows of v (ncells cells of λcu type `type`) as text. */
+void rt_format(const RtArr *text, int32_t n, const char *type, const RtCell *cells, int ncells, RtSeg **sd,
+               RtArr **chars, int loc);
+void rt_float_format(const RtArr *x, const RtArr *digits, const RtArr *sci, RtSeg **sd, RtArr **chars, int loc);
+void rt_parse_float(const RtSeg *sd, const RtArr *chars, RtArr **xs, RtArr **ok, int loc);
+void rt_print_chars(const RtArr *chars);
+/* read_object(text, (sd, cs), w): the nres cells of the values read and their flags. */
+void rt_read_objects(const RtArr *text, const RtSeg *sd, const RtArr *cs, RtCell *res, int nres, int loc);
+/* The I/O primitive `name` (open_file ... spawn) on the cells of its operands (of λcu
+ * type `argtype`, borrowed); its result's cells (new references) go to res. */
+void rt_io_call(const char *name, const char *argtype, const RtCell *args, RtCell *res);
 
 /* ------------------------------------------- parallel loops (rt_par.c) */
 

@@ -215,6 +215,90 @@ void rt_show(const RtArr *text, const char *type, const RtCell *cells, int ncell
   nz_buf_free(&b);
 }
 
+/* (segdes, [char]) of n rows of text: row r has lens[r] characters of b. */
+static void seg_text(int32_t *lens, int64_t n, NzBuf *b, RtSeg **sd, RtArr **chars, int loc, const char *what) {
+  if (b->len > INT32_MAX) {
+    free(lens);
+    nz_buf_free(b);
+    rt_fault(-1, loc, "%s: more than 2147483647 characters of text", what);
+  }
+  *chars = rt_arr_new(RT_CHAR, (int64_t)b->len);
+  if (b->len) memcpy((*chars)->d, b->s, b->len);
+  *sd = rt_seg_from_lens(lens, n);
+  free(lens);
+  nz_buf_free(b);
+}
+
+void rt_format(const RtArr *text, int32_t n, const char *type, const RtCell *cells, int ncells, RtSeg **sd,
+               RtArr **chars, int loc) {
+  int nv = ncells ? ncells : 1;
+  LcuValue *v = nz_xcalloc((size_t)nv, sizeof *v);
+  LcuArray *arrs = nz_xcalloc((size_t)nv, sizeof *arrs);
+  LcuSegdes *sds = nz_xcalloc((size_t)nv, sizeof *sds);
+  view_cells(type_of_text(type), cells, v, arrs, sds);
+  int32_t *lens = nz_xmalloc(sizeof(int32_t) * (size_t)(n > 0 ? n : 1));
+  NzBuf b = {0};
+  int rc = lcu_format(&b, lens, (const char *)text->d, (size_t)text->len, n, v, ncells);
+  free(v);
+  free(arrs);
+  free(sds);
+  if (rc != 0) {
+    free(lens);
+    nz_buf_free(&b);
+    rt_fault(-1, loc, "format: %d rows of the value do not match the description '%.*s'", n, (int)text->len,
+             (const char *)text->d);
+  }
+  seg_text(lens, n, &b, sd, chars, loc, "format");
+}
+
+void rt_float_format(const RtArr *x, const RtArr *digits, const RtArr *sci, RtSeg **sd, RtArr **chars, int loc) {
+  int64_t n = x->len;
+  if (digits->len != n || sci->len != n)
+    rt_fault(-1, loc, "float_text: arrays of lengths %lld, %lld and %lld", (long long)n, (long long)digits->len,
+             (long long)sci->len);
+  int32_t *lens = nz_xmalloc(sizeof(int32_t) * (size_t)(n > 0 ? n : 1));
+  NzBuf b = {0};
+  lcu_float_text(&b, lens, x->d, digits->d, sci->d, n);
+  seg_text(lens, n, &b, sd, chars, loc, "float_text");
+}
+
+void rt_parse_float(const RtSeg *sd, const RtArr *chars, RtArr **xs, RtArr **ok, int loc) {
+  if (sd->total != chars->len)
+    rt_fault(-1, loc, "parse_float: a segdes of %lld elements over %lld characters", (long long)sd->total,
+             (long long)chars->len);
+  *xs = rt_arr_new(RT_FLOAT, sd->nsegs);
+  *ok = rt_arr_new(RT_BOOL, sd->nsegs);
+  const char *c = chars->d;
+  for (int64_t r = 0; r < sd->nsegs; r++)
+    ((uint8_t *)(*ok)->d)[r] = nz_parse_float(c + sd->starts[r], sd->lens[r], &((double *)(*xs)->d)[r]);
+}
+
+void rt_print_chars(const RtArr *chars) { fwrite(chars->d, 1, (size_t)chars->len, stdout); }
+
+void rt_io_call(const char *name, const char *argtype, const RtCell *args, RtCell *res) {
+  const LcuType *aty = type_of_text(argtype);
+  LcuValue v[2];
+  LcuArray arrs[2];
+  LcuSegdes sds[2];
+  if (lcu_type_arity(aty) > 2) rt_fault(-1, -1, "rt_io_call: %s takes at most two operands", name);
+  view_cells(aty, args, v, arrs, sds);
+  int op = 0;
+  while (op < LP__COUNT && strcmp(lcu_prim_info((LcuPrim)op)->name, name)) op++;
+  if (op == LP__COUNT) rt_fault(-1, -1, "rt_io_call: no primitive %s", name);
+  to_cells(lcu_io_call((LcuPrim)op, v), res);
+}
+
+void rt_read_objects(const RtArr *text, const RtSeg *sd, const RtArr *cs, RtCell *res, int nres, int loc) {
+  LcuSegdes sv = {1, sd->nsegs, sd->total, sd->lens, sd->starts, NULL};
+  LcuArray cv = {1, LT_CHAR, cs->len, {.b = cs->d}};
+  LcuValue *out = nz_xcalloc((size_t)nres, sizeof *out);
+  if (lcu_read_objects((const char *)text->d, (size_t)text->len, &sv, &cv, out, nres - 1) != 0)
+    rt_fault(-1, loc, "read_object: the description '%.*s' does not fit the operands", (int)text->len,
+             (const char *)text->d);
+  for (int k = 0; k < nres; k++) to_cells(out[k], res + k);
+  free(out);
+}
+
 RtSeg *rt_make_segdes(const RtArr *lens, int loc) {
   const int32_t *l = lens->d;
   int64_t total = 0;

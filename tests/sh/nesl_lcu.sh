@@ -5,7 +5,8 @@
 # and ilp-cg. Programs listed in tests/nesl/lcu_unsupported.txt (each with its reason)
 # are not compared and never counted as passed; a listed program that now matches is
 # reported so the list shrinks. NESL_LCU_SCHEDULERS overrides the scheduler list (the
-# sanitizer build runs none and greedy-down unless it is given).
+# sanitizer build runs none and greedy-down unless it is given). NESL_LCU_PROGRAMS="a b"
+# runs only those programs.
 source "$(dirname "$0")/common.bash"
 cd "$(dirname "$0")/../.."
 list=tests/nesl/lcu_unsupported.txt
@@ -17,6 +18,7 @@ case $bin in *asan*) [ -n "${NESL_LCU_SCHEDULERS:-}" ] || scheds="greedy-down" ;
 compared=0 skipped=0 now_ok=()
 for f in tests/nesl/*.nesl; do
   name=$(basename "$f" .nesl)
+  [ -z "${NESL_LCU_PROGRAMS:-}" ] || [[ " $NESL_LCU_PROGRAMS " == *" $name "* ]] || continue
   b=${f%.nesl}
   extra=()
   if [ -f "$b.args" ]; then
