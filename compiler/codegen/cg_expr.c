@@ -286,6 +286,10 @@ static const CgPrimRule prim_rules[] = {
     {"fhash", NULL, "rt_fhash(%0)", NULL, NULL},
     {"fail_if", NULL, NULL, NULL, p_fail_if},
     {"show", NULL, NULL, NULL, p_show},
+    {"rand", "rt_rand_int(%0, %L)", "rt_rand_float(%0, %L)", NULL, NULL},
+    {"rand_vec", NULL, NULL, NULL, p_segdes_conv},
+    {"rand_seed", "rt_rand_seed(%0)", NULL, NULL, NULL},
+    {"timer", "rt_timer()", NULL, NULL, NULL},
 };
 
 static const CgPrimRule *prim_rule(LcuPrim p) {
@@ -425,12 +429,14 @@ static void p_fail_if(CgScope *s, const LcuExpr *e, CgAtoms *out) {
   *out = atoms(s->cg, 0);
 }
 
-/* make_segdes(lens) and seg_lengths(sd): a new value from a borrowed one. */
+/* make_segdes(lens), seg_lengths(sd) and rand_vec(a): a new value from a borrowed one. */
 static void p_segdes_conv(CgScope *s, const LcuExpr *e, CgAtoms *out) {
   CgAtoms a;
   cg_expr(s, e->args[0], &a);
   const char *call = e->prim == LP_MAKE_SEGDES
                          ? cg_fmt(s->cg, "rt_make_segdes(RT_HOST(%s), %d)", a.v[0], cg_loc(s->cg, e->loc))
+                     : e->prim == LP_RAND_VEC
+                         ? cg_fmt(s->cg, "rt_rand_vec(RT_HOST(%s), %d)", a.v[0], cg_loc(s->cg, e->loc))
                          : cg_fmt(s->cg, "rt_seg_lengths(%s)", a.v[0]);
   *out = atom1(s->cg, bind_tmp(s, e->ty, call));
   cg_release_atoms(s, e->args[0]->ty, &a);

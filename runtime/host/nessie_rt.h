@@ -239,6 +239,13 @@ static inline int32_t rt_fhash(double x) {
 void rt_fail_message(const RtArr *msg, int loc); /* fail_if: the fault's text is msg */
 RtSeg *rt_make_segdes(const RtArr *lens, int loc);
 RtArr *rt_seg_lengths(const RtSeg *s);
+/* rand, rand_vec, rand_seed, timer (NESL's generator, compiler/common/rand.c; one
+ * global state, draws in index order; a bound <= 0 is a fault at loc). */
+int32_t rt_rand_int(int32_t v, int loc);
+double rt_rand_float(double v, int loc);
+RtArr *rt_rand_vec(const RtArr *bounds, int loc);
+uint8_t rt_rand_seed(int32_t n);
+double rt_timer(void);
 /* print(v): `type` is the λcu type text of v ("(int, [float])"), cells its
  * components; prints the value and a newline like the interpreter. */
 void rt_print(const char *type, const RtCell *cells);

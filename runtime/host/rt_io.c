@@ -238,6 +238,35 @@ RtArr *rt_seg_lengths(const RtSeg *s) {
   return a;
 }
 
+/* rand and timer: the generator is the compilers' (compiler/common/rand.c). */
+static const char RAND_BAD[] = "Rand only works with positive numbers.";
+
+int32_t rt_rand_int(int32_t v, int loc) {
+  if (v <= 0) rt_fault(-1, loc, "%s", RAND_BAD);
+  return nz_rand_int(v);
+}
+
+double rt_rand_float(double v, int loc) {
+  if (!(v > 0)) rt_fault(-1, loc, "%s", RAND_BAD);
+  return nz_rand_float(v);
+}
+
+RtArr *rt_rand_vec(const RtArr *bounds, int loc) {
+  RtArr *r = rt_arr_new(bounds->elem, bounds->len);
+  for (int64_t j = 0; j < bounds->len; j++) {
+    if (bounds->elem == RT_FLOAT) ((double *)r->d)[j] = rt_rand_float(((const double *)bounds->d)[j], loc);
+    else ((int32_t *)r->d)[j] = rt_rand_int(((const int32_t *)bounds->d)[j], loc);
+  }
+  return r;
+}
+
+uint8_t rt_rand_seed(int32_t n) {
+  nz_rand_seed(n);
+  return 1;
+}
+
+double rt_timer(void) { return nz_now(); }
+
 /* ------------------------------------------------------------- rt_main */
 
 typedef struct {
