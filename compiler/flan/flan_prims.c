@@ -778,6 +778,31 @@ static FlVal error_prim(Fl *F, FlVal *a, const FlTy *rt, NzLoc loc) {
   return r;
 }
 
+/* rand(v), rand_seed(n): CPU primitives with an effect on the generator's state. Inside
+ * a context every element draws, even with a bound that does not depend on it (as the
+ * AST interpreter): the bounds are lifted and rand_vec draws them in element order. */
+static FlVal rand_prim(Fl *F, bool seed, FlVal *a, const FlTy *rt) {
+  FlVal r = {rt, NULL, flan_comps(F, 1)};
+  LcuPrim op = seed ? LP_RAND_SEED : LP_RAND;
+  if (!F->ctx) {
+    flan_note_draw(F, 0);
+    r.c[0] = cpu(F, lcu_type_base(flan_ty_lcu_base(rt)), p1(F, op, flan_v(F, a[0].c[0])));
+    return r;
+  }
+  r.ctx = F->ctx;
+  if (seed) { /* reseeding per element: only running the elements one by one is right */
+    flan_note_draw(F, 2);
+    FlKb k;
+    flan_kb_init(&k, F);
+    r.c[0] = flan_kb_map1(&k, F->ctx->n, lcu_bool(P, 1, L), LT_BOOL);
+    return r;
+  }
+  flan_note_draw(F, 1);
+  FlVal v = flan_lift(F, a[0], F->ctx);
+  r.c[0] = cpu(F, lcu_type_array(flan_ty_lcu_base(rt)), p1(F, LP_RAND_VEC, flan_v(F, v.c[0])));
+  return r;
+}
+
 static bool flat_unlifted(Fl *F, const char *name, FlVal *args, const FlTy *rt, NzLoc loc, FlVal *out) {
   FlVal r = {rt, NULL, flan_comps(F, flan_ncomp(rt, false))};
   FlKb k;
@@ -840,6 +865,11 @@ FlVal flan_prim(Fl *F, const char *name, int nargs, FlVal *args, const FlTy *rt,
       F->uloc = saved;
       return r;
     }
+  if (!strcmp(name, "__rand") || !strcmp(name, "__rand_seed")) {
+    r = rand_prim(F, name[6] == '_', args, rt);
+    F->uloc = saved;
+    return r;
+  }
   if (!strcmp(name, "__error")) {
     r = error_prim(F, args, rt, loc);
     F->uloc = saved;
