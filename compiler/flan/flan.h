@@ -56,6 +56,9 @@ void flan_comp_types(const FlTy *t, bool vec, const LcuType **out);
  * cross from one form to the next, results are printed by the NESL printer). */
 void flan_value_to_lcu(NlVal v, const FlTy *t, LcuValue *out);       /* flan_ncomp(t, 0) */
 NlVal flan_value_from_lcu(const LcuValue *comps, const FlTy *t);       /* ditto */
+/* The value flan_value_from_lcu gives a function of identity fnid (a named function;
+ * flan_lower_form registers the ones a form's value holds). */
+void flan_fn_register(int fnid, NlVal v);
 
 /* --------------------------------------------------------- flan_lower.c */
 typedef struct FlProgram FlProgram;

@@ -1062,6 +1062,29 @@ static void match_ty(NlType *gen, const FlTy *t, const FlTy **sub, int nsub) {
   }
 }
 
+/* The newest global function whose type has identity fnid (NESL.md 3.4), or NULL. */
+static NlGlobal *fn_global(NlEnv *env, int fnid) {
+  for (int gi = env->globals.n - 1; gi >= 0; gi--) {
+    NlGlobal *g = &env->globals.v[gi];
+    NlType *gt = nesl_type_resolve(g->ty);
+    if (!gt || gt->k != TY_FUN || !gt->fnid) continue;
+    NlType *id = nesl_type_resolve(gt->fnid);
+    if (id && id->k == TY_FNID && id->id == fnid && g->val.k == V_FN) return g;
+  }
+  return NULL;
+}
+
+/* A form's value holding functions: each must be a named one, whose value the driver
+ * gets back from its identity (flan_fn_register; a closure would need its frames). */
+static void register_fns(Fl *F, const FlTy *t, NzLoc loc) {
+  if (t->a) register_fns(F, t->a, loc);
+  if (t->b) register_fns(F, t->b, loc);
+  if (t->k != FT_FN) return;
+  NlGlobal *g = fn_global(F->env, t->fnid);
+  if (!g) flan_unsupported(F, loc, "a top-level value holding an anonymous function");
+  flan_fn_register(t->fnid, g->val);
+}
+
 /* A call of a function value (a parameter, a lambda): the function is known from the
  * identity in its type. */
 static FlVal call_value(Fl *F, NlExpr *e) {
@@ -1098,13 +1121,9 @@ static FlVal call_value(Fl *F, NlExpr *e) {
     return r;
   }
   /* a named function: the newest global of that identity */
-  NlEnv *env = F->env;
-  for (int gi = env->globals.n - 1; gi >= 0; gi--) {
-    NlGlobal *g = &env->globals.v[gi];
+  NlGlobal *g = fn_global(F->env, fv.t->fnid);
+  if (g) {
     NlType *gt = nesl_type_resolve(g->ty);
-    if (!gt || gt->k != TY_FUN || !gt->fnid) continue;
-    NlType *id = nesl_type_resolve(gt->fnid);
-    if (!id || id->k != TY_FNID || id->id != fv.t->fnid || g->val.k != V_FN) continue;
     NlFn *fn = g->val.fn;
     const FlTy *rt = ty(F, e->ty, e->loc);
     if (fn->k == FN_PRIM) {
@@ -1127,7 +1146,7 @@ static FlVal call_value(Fl *F, NlExpr *e) {
       return r;
     }
     NlDecl *d = fn->decl;
-    if (!d || !d->body) break;
+    if (!d || !d->body) flan_unsupported(F, e->loc, "calling this function value");
     const FlTy **sub = NZ_NEWN(F->a, const FlTy *, d->ngvars > 0 ? d->ngvars : 1);
     match_ty(gt->a, ty(F, e->b->ty, e->loc), sub, d->ngvars);
     match_ty(gt->b, rt, sub, d->ngvars);
@@ -1283,7 +1302,7 @@ FlProgram *flan_lower_form(NlEnv *env, NlDecl *d) {
     F->in_main = true;
     F->fn_name = "top";
     const FlTy *rt = ty(F, d->body->ty, d->body->loc);
-    if (flan_ty_has_fn(rt)) flan_unsupported(F, d->body->loc, "a top-level value holding a function");
+    register_fns(F, rt, d->body->loc);
     FlVal r = lower(F, d->body);
     if (F->any_draw) { /* the AST interpreter reseeds before every top-level form */
       FlBlk *b = F->blk;

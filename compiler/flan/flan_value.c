@@ -146,8 +146,28 @@ static int64_t rows(const LcuValue *comps) {
   return comps[0].kind == LT_SEGDES ? comps[0].u.sd->nsegs : comps[0].u.arr->len;
 }
 
+/* Function values by identity (a function has no components: its type names it). */
+static NZ_VEC(struct FnVal { int fnid; NlVal v; }) fnvals;
+
+void flan_fn_register(int fnid, NlVal v) {
+  for (int i = 0; i < fnvals.n; i++)
+    if (fnvals.v[i].fnid == fnid) {
+      fnvals.v[i].v = v;
+      return;
+    }
+  struct FnVal x = {fnid, v};
+  nz_vec_push(fnvals, x);
+}
+
+static NlVal fn_value(int fnid) {
+  for (int i = 0; i < fnvals.n; i++)
+    if (fnvals.v[i].fnid == fnid) return fnvals.v[i].v;
+  nz_die("flan: a function value of identity %d was not registered", fnid);
+}
+
 NlVal flan_value_from_lcu(const LcuValue *comps, const FlTy *t) {
   switch (t->k) {
+  case FT_FN: return fn_value(t->fnid);
   case FT_PAIR: {
     NlVal a = flan_value_from_lcu(comps, t->a);
     NlVal b = flan_value_from_lcu(comps + flan_ncomp(t->a, false), t->b);
