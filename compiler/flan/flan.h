@@ -32,7 +32,9 @@ typedef struct FlTy {
 const FlTy *flan_ty_base(FlTyKind k);
 const FlTy *flan_ty_seq(const FlTy *a);
 const FlTy *flan_ty_pair(const FlTy *a, const FlTy *b);
-/* A function value: known statically by its identity, no run-time components. */
+/* A function value: known statically by its identity (fnid -1: a datatype's field, any
+ * function of its type). Its representation is one int, its tag: a named function's
+ * identity, or (a closure made in an apply-to-each) the element's index there. */
 const FlTy *flan_ty_fn(int fnid);
 int flan_ty_has_fn(const FlTy *t);
 /* The ground type of t with TY_GEN i and the type variable gvars[i] (a generic

@@ -80,6 +80,7 @@ typedef struct {
     int nsub;
     FlVal **ups; /* the frames around it, innermost first (a copy, as at run time) */
     int nups;
+    FlCtx *ctx; /* made in this context: its tag is the element's index there */
   }) lambdas;
   FlVal **ups; /* the enclosing frames of the lambda body being lowered */
   int nups; /* src: an array, dst: its length (shape facts for fusion) */ /* functions whose bodies are being inlined */

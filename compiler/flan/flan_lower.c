@@ -156,7 +156,6 @@ FlComp *flan_row_wrap(Fl *F, FlVal v) {
   LcuProgram *p = F->p;
   int k = 0;
   switch (v.t->k) {
-  case FT_FN: return out;
   case FT_PAIR: {
     FlVal a = {v.t->a, NULL, v.c}, b = {v.t->b, NULL, v.c + flan_ncomp(v.t->a, false)};
     FlComp *ra = flan_row_wrap(F, a), *rb = flan_row_wrap(F, b);
@@ -284,6 +283,59 @@ static FlVal lower_if(Fl *F, NlExpr *e);
 static FlVal lower_each(Fl *F, NlExpr *e);
 static FlVal lower_seq(Fl *F, NlExpr *e);
 
+/* ------------------------------------------------------------ closures */
+
+/* A closure made inside a context is a vector of closures, one per element: its tag
+ * (rep of a function: one int) is the element's index there, and the lifted values its
+ * body reads are kept in that context (cap_derive). A call reads them at the tag's rows
+ * (cap_rows), wherever the closures went since (a sequence of closures, a permutation). */
+typedef FlVal (*FlCapFn)(Fl *F, FlVal v, void *arg);
+
+static void cap_walk(Fl *F, NlExpr *e, int depth, FlVal **orig, FlVal **nf, int *mx, int nups, FlCapFn fn,
+                     void *arg) {
+  if (!e) return;
+  if (e->k == E_VAR && e->vk == VK_LOCAL && e->up > depth && e->up - depth - 1 < nups) {
+    int k = e->up - depth - 1;
+    if (!nf && e->slot > mx[k]) mx[k] = e->slot;
+    if (nf) {
+      FlVal v = orig[k][e->slot];
+      if (v.t && v.ctx && nf[k][e->slot].c == v.c) nf[k][e->slot] = fn(F, v, arg);
+    }
+  }
+  int d = e->k == E_LAMBDA ? depth + 1 : depth;
+  cap_walk(F, e->a, d, orig, nf, mx, nups, fn, arg);
+  cap_walk(F, e->b, d, orig, nf, mx, nups, fn, arg);
+  cap_walk(F, e->c, d, orig, nf, mx, nups, fn, arg);
+  if (e->xs)
+    for (int i = 0; i < e->n; i++) cap_walk(F, e->xs[i], d, orig, nf, mx, nups, fn, arg);
+}
+
+/* l's frames with fn applied to every lifted value its body reads. */
+static FlVal **cap_frames(Fl *F, struct FlLambda *l, FlCapFn fn, void *arg) {
+  int *mx = NZ_NEWN(F->a, int, l->nups);
+  for (int k = 0; k < l->nups; k++) mx[k] = -1;
+  cap_walk(F, l->e->a, 0, l->ups, NULL, mx, l->nups, fn, arg);
+  FlVal **nf = NZ_NEWN(F->a, FlVal *, l->nups);
+  for (int k = 0; k < l->nups; k++) {
+    nf[k] = l->ups[k];
+    if (mx[k] < 0) continue;
+    nf[k] = NZ_NEWN(F->a, FlVal, mx[k] + 1);
+    memcpy(nf[k], l->ups[k], sizeof(FlVal) * (size_t)(mx[k] + 1));
+  }
+  cap_walk(F, l->e->a, 0, l->ups, nf, mx, l->nups, fn, arg);
+  return nf;
+}
+
+static FlVal cap_derive(Fl *F, FlVal v, void *arg) {
+  (void)arg;
+  return flan_derive(F, v, F->ctx);
+}
+
+static FlVal cap_rows(Fl *F, FlVal v, void *arg) {
+  FlVal a[2] = {{flan_ty_seq(v.t), NULL, v.c}, *(FlVal *)arg};
+  return flan_prim(F, "__elt", 2, a, v.t, F->uloc);
+}
+
 static FlVal lower(Fl *F, NlExpr *e) {
   LcuProgram *p = F->p;
   NzLoc L = F->uloc;
@@ -340,13 +392,23 @@ static FlVal lower(Fl *F, NlExpr *e) {
   case E_EACH: return lower_each(F, e);
   case E_LAMBDA: {
     const FlTy *t = ty(F, e->ty, e->loc);
-    struct FlLambda l = {t->fnid, e, F->sub, F->gvars, F->nsub, NULL, F->nups + 1};
+    struct FlLambda l = {t->fnid, e, F->sub, F->gvars, F->nsub, NULL, F->nups + 1, F->ctx};
     l.ups = NZ_NEWN(F->a, FlVal *, l.nups);
     l.ups[0] = NZ_NEWN(F->a, FlVal, F->nslots > 0 ? F->nslots : 1);
     memcpy(l.ups[0], F->slots, sizeof(FlVal) * (size_t)F->nslots);
     for (int i = 0; i < F->nups; i++) l.ups[i + 1] = F->ups[i];
+    if (!F->ctx) {
+      nz_vec_push(F->lambdas, l);
+      return scalar_lit(F, t, lcu_int(p, t->fnid, L)); /* its tag */
+    }
+    /* a closure per element: what it reads, in this context; its tag, the element */
+    l.ups = cap_frames(F, &l, cap_derive, NULL);
     nz_vec_push(F->lambdas, l);
-    return (FlVal){t, NULL, NULL};
+    FlKb k;
+    flan_kb_init(&k, F);
+    FlVal r = {t, F->ctx, flan_comps(F, 1)};
+    r.c[0] = flan_kb_map1(&k, F->ctx->n, flan_kix(&k), LT_INT);
+    return r;
   }
   case E_TIME: {
     /* (e, seconds): the timer read before and after e's code (CPU effects keep it between) */
@@ -1079,7 +1141,7 @@ static NlGlobal *fn_global(NlEnv *env, int fnid) {
 static void register_fns(Fl *F, const FlTy *t, NzLoc loc) {
   if (t->a) register_fns(F, t->a, loc);
   if (t->b) register_fns(F, t->b, loc);
-  if (t->k != FT_FN) return;
+  if (t->k != FT_FN || t->fnid < 0) return; /* a datatype's field: registered when made */
   NlGlobal *g = fn_global(F->env, t->fnid);
   if (!g) flan_unsupported(F, loc, "a top-level value holding an anonymous function");
   flan_fn_register(t->fnid, g->val);
@@ -1091,11 +1153,18 @@ static FlVal call_value(Fl *F, NlExpr *e) {
   NlExpr *fe = e->a;
   FlVal fv = lower(F, fe);
   if (fv.t->k != FT_FN) flan_unsupported(F, e->loc, "calling a value that is not a known function");
+  if (fv.t->fnid < 0) flan_unsupported(F, e->loc, "calling a function held in a datatype");
   for (int i = F->lambdas.n - 1; i >= 0; i--) {
     struct FlLambda *l = &F->lambdas.v[i];
     if (l->fnid != fv.t->fnid) continue;
     NlExpr *lam = l->e;
     FlVal arg = lower(F, e->b);
+    FlVal **ups = l->ups;
+    if (l->ctx) { /* made per element of l->ctx: what it reads comes from the tag's rows */
+      FlVal tag = {flan_ty_base(FT_INT), fv.ctx, fv.c};
+      if (tag.ctx) tag = flan_derive(F, tag, F->ctx);
+      ups = cap_frames(F, l, cap_rows, &tag);
+    }
     FlVal *sslots = F->slots;
     int snslots = F->nslots, snsub = F->nsub;
     const FlTy **ssub = F->sub;
@@ -1107,7 +1176,7 @@ static FlVal call_value(Fl *F, NlExpr *e) {
     F->nsub = l->nsub;
     FlVal **sups = F->ups;
     int snups = F->nups;
-    F->ups = l->ups;
+    F->ups = ups;
     F->nups = l->nups;
     bind_pat(F, lam->pats[0], arg);
     FlVal r = lower(F, lam->a);
@@ -1247,7 +1316,13 @@ static LcuExpr *const_expr(Fl *F, const LcuValue *v, const LcuType *t) {
 static FlVal global_val(Fl *F, int g, NlExpr *e) {
   NlGlobal *gl = &F->env->globals.v[g];
   const FlTy *t = ty(F, e->ty, e->loc);
-  if (t->k == FT_FN) return (FlVal){t, NULL, NULL}; /* known by its type */
+  if (t->k == FT_FN) { /* its tag, the identity; the driver gets the value back by it */
+    NlType *gt = nesl_type_resolve(gl->ty);
+    NlType *id = gt && gt->k == TY_FUN && gt->fnid ? nesl_type_resolve(gt->fnid) : NULL;
+    int fnid = id && id->k == TY_FNID ? id->id : t->fnid;
+    if (gl->val.k == V_FN && fnid >= 0) flan_fn_register(fnid, gl->val);
+    return scalar_lit(F, t, lcu_int(F->p, fnid, F->uloc));
+  }
   if (gl->val.k == V_FN || !gl->defined)
     flan_unsupported(F, e->loc, "%s used as a value", gl->name);
   int n = flan_ncomp(t, false);

@@ -726,7 +726,6 @@ static const struct {
 /* The one row of a vector as an unlifted value. */
 static int unrow(Fl *F, const FlTy *t, FlComp *c, FlComp *out) {
   switch (t->k) {
-  case FT_FN: return 0;
   case FT_PAIR: {
     int na = unrow(F, t->a, c, out);
     unrow(F, t->b, c + flan_ncomp(t->a, true), out + na);
