@@ -95,6 +95,12 @@ double nz_now(void);
 void nz_rand_seed(int32_t n);
 int32_t nz_rand_int(int32_t v);   /* in [0, v) */
 double nz_rand_float(double v);   /* in [0, v) */
+/* fail_if_g's message: msg (len bytes) with its first %g replaced by x as C's %g. */
+void nz_msg_g(NzBuf *b, const char *msg, size_t len, double x);
+
+/* ---- sortperm.c: perm[p] = the index of the element at sorted position p of its
+ * segment (starts[0..nsegs], starts[nsegs] the total; stable, by < and >) ---- */
+void nz_sort_perm(const int64_t *starts, int64_t nsegs, const double *x, int32_t *perm);
 
 /* ---- floatfmt.c: NESL's float layout (NESL.md §4.8): fixed notation for
  * exponents -3..6, else 1.5E-7; inf, -inf, nan. sig significant digits

@@ -177,7 +177,7 @@ static void check_distinct(Ck *ck, const LcuBinder *bs, int n, const char *what)
 // clang-format off
 /* Operand classes of lcu_prims.def. */
 typedef enum {
-  K_NUM, K_INT, K_FLOAT, K_BOOL, K_CHAR, K_ORD, K_EQ, K_BOOLINT, K_SEGDES, K_LEN, K_INTARR, K_CHARARR, K_ANY, K_NUMARR
+  K_NUM, K_INT, K_FLOAT, K_BOOL, K_CHAR, K_ORD, K_EQ, K_BOOLINT, K_SEGDES, K_LEN, K_INTARR, K_CHARARR, K_ANY, K_NUMARR, K_FLOATARR
 } Kls;
 /* Result: R_OP is the operand type (the one recorded in opty). */
 typedef enum { R_OP, R_BOOL, R_INT, R_FLOAT, R_CHAR, R_UNIT, R_SEGDES, R_INTARR } Res;
@@ -225,6 +225,8 @@ static Sig prim_sig(LcuPrim p) {
   case LP_RAND_VEC: SIG(K_NUMARR, 0, 0, 1, R_OP); break;
   case LP_RAND_SEED: SIG(K_INT, 0, 0, 1, R_BOOL); break;
   case LP_TIMER: SIG(0, 0, 0, 0, R_FLOAT); break;
+  case LP_FAIL_IF_G: SIG(K_BOOL, K_CHARARR, K_FLOAT, 0, R_UNIT); break;
+  case LP_SORT_PERM: SIG(K_SEGDES, K_FLOATARR, 0, 0, R_INTARR); break;
   case LP__COUNT: nz_die("prim_sig: LP__COUNT is not a primitive");
   }
 #undef SIG
@@ -247,6 +249,7 @@ static int in_class(Kls k, const LcuType *t) {
   case K_INTARR: return t == lcu_type_array(LT_INT);
   case K_CHARARR: return t == lcu_type_array(LT_CHAR);
   case K_ANY: return 1;
+  case K_FLOATARR: return t == lcu_type_array(LT_FLOAT);
   case K_NUMARR: return t == lcu_type_array(LT_INT) || t == lcu_type_array(LT_FLOAT);
   }
   return 0;
@@ -268,6 +271,7 @@ static const char *class_name(Kls k) {
       [K_CHARARR] = "[char]",
       [K_ANY] = "a value",
       [K_NUMARR] = "[int] or [float]",
+      [K_FLOATARR] = "[float]",
   };
   return names[k];
 }

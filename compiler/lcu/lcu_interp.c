@@ -874,6 +874,38 @@ NOINLINE static LcuValue prim_rand(Interp *I, const LcuExpr *e, Frame *f) {
   return array_value(r);
 }
 
+NOINLINE static LcuValue prim_fail_if_g(Interp *I, const LcuExpr *e, Frame *f) {
+  LcuValue c = eval(I, e->args[0], f);
+  LcuValue m = eval(I, e->args[1], f);
+  temp_push(I, m);
+  LcuValue x = eval(I, e->args[2], f);
+  if (c.u.b) {
+    NzBuf b = {0};
+    nz_msg_g(&b, (const char *)m.u.arr->d.b, (size_t)m.u.arr->len, x.u.f);
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", b.s ? b.s : "");
+    nz_buf_free(&b);
+    fault(I, e->loc, "%s", msg);
+  }
+  lcu_value_release(temp_pop(I));
+  return lcu_value_tuple(0, NULL);
+}
+
+NOINLINE static LcuValue prim_sort_perm(Interp *I, const LcuExpr *e, Frame *f) {
+  LcuValue sd = eval(I, e->args[0], f);
+  temp_push(I, sd);
+  LcuValue x = eval(I, e->args[1], f);
+  temp_push(I, x);
+  if (x.u.arr->len != sd.u.sd->total)
+    fault(I, e->loc, "sort_perm: %lld elements for a segdes of %lld", (long long)x.u.arr->len,
+          (long long)sd.u.sd->total);
+  LcuArray *r = lcu_array_new(LT_INT, x.u.arr->len);
+  nz_sort_perm(sd.u.sd->starts, sd.u.sd->nsegs, x.u.arr->d.f, r->d.i);
+  lcu_value_release(temp_pop(I));
+  lcu_value_release(temp_pop(I));
+  return array_value(r);
+}
+
 NOINLINE static LcuValue prim_make_segdes(Interp *I, const LcuExpr *e, Frame *f) {
   LcuValue v = eval(I, e->args[0], f);
   temp_push(I, v);
@@ -1020,6 +1052,8 @@ static LcuValue eval(Interp *I, const LcuExpr *e, Frame *f) {
       }
       case LP_PRINT: return prim_print(I, e, f);
       case LP_FAIL_IF: return prim_fail_if(I, e, f);
+      case LP_FAIL_IF_G: return prim_fail_if_g(I, e, f);
+      case LP_SORT_PERM: return prim_sort_perm(I, e, f);
       case LP_SHOW: return prim_show(I, e, f);
       case LP_MAKE_SEGDES: return prim_make_segdes(I, e, f);
       case LP_SEG_LENGTHS: return prim_seg_lengths(I, e, f);

@@ -232,6 +232,13 @@ void rt_fail_message(const RtArr *msg, int loc) {
   rt_fault(-1, loc, "%.*s", (int)msg->len, (const char *)msg->d);
 }
 
+void rt_fail_message_g(const RtArr *msg, double x, int loc) {
+  NzBuf b = {0};
+  nz_msg_g(&b, (const char *)msg->d, (size_t)msg->len, x);
+  rt_fault(-1, loc, "%s", b.s ? b.s : "");
+  nz_buf_free(&b);
+}
+
 RtArr *rt_seg_lengths(const RtSeg *s) {
   RtArr *a = rt_arr_new(RT_INT, s->nsegs);
   if (s->nsegs) memcpy(a->d, s->lens, sizeof(int32_t) * (size_t)s->nsegs);
@@ -266,6 +273,14 @@ uint8_t rt_rand_seed(int32_t n) {
 }
 
 double rt_timer(void) { return nz_now(); }
+
+RtArr *rt_sort_perm(const RtSeg *sd, const RtArr *xs, int loc) {
+  if (xs->len != sd->total)
+    rt_fault(-1, loc, "sort_perm: %lld elements for a segdes of %lld", (long long)xs->len, (long long)sd->total);
+  RtArr *r = rt_arr_new(RT_INT, xs->len);
+  nz_sort_perm(sd->starts, sd->nsegs, (const double *)xs->d, (int32_t *)r->d);
+  return r;
+}
 
 /* ------------------------------------------------------------- rt_main */
 
