@@ -290,6 +290,7 @@ static FlVal lower_seq(Fl *F, NlExpr *e);
  * body reads are kept in that context (cap_derive). A call reads them at the tag's rows
  * (cap_rows), wherever the closures went since (a sequence of closures, a permutation). */
 typedef FlVal (*FlCapFn)(Fl *F, FlVal v, void *arg);
+static FlVal cap_pass(Fl *F, FlVal v, void *arg); /* every value read, lifted or not */
 
 static void cap_walk(Fl *F, NlExpr *e, int depth, FlVal **orig, FlVal **nf, int *mx, int nups, FlCapFn fn,
                      void *arg) {
@@ -299,7 +300,7 @@ static void cap_walk(Fl *F, NlExpr *e, int depth, FlVal **orig, FlVal **nf, int 
     if (!nf && e->slot > mx[k]) mx[k] = e->slot;
     if (nf) {
       FlVal v = orig[k][e->slot];
-      if (v.t && v.ctx && nf[k][e->slot].c == v.c) nf[k][e->slot] = fn(F, v, arg);
+      if (v.t && (v.ctx || fn == cap_pass) && nf[k][e->slot].c == v.c) nf[k][e->slot] = fn(F, v, arg);
     }
   }
   int d = e->k == E_LAMBDA ? depth + 1 : depth;
@@ -682,14 +683,34 @@ static void frame_reads(NlExpr *e, int depth, bool *used, int nslots, bool *oute
     for (int i = 0; i < e->n; i++) frame_reads(e->xs[i], d, used, nslots, outer);
 }
 
+/* Clears the slots that patterns inside e bind (they are not captures). */
+static void pat_unuse(NlPat *q, bool *used, int nslots) {
+  if (!q) return;
+  if (q->k == P_VAR && q->slot >= 0 && q->slot < nslots) used[q->slot] = false;
+  pat_unuse(q->a, used, nslots);
+  if (q->k == P_PAIR) pat_unuse(q->b, used, nslots);
+}
+
+static void bound_unuse(NlExpr *e, bool *used, int nslots) {
+  if (!e || e->k == E_LAMBDA) return; /* a lambda's patterns bind its own frame */
+  if ((e->k == E_LET || e->k == E_EACH) && e->pats)
+    for (int i = 0; i < e->n; i++) pat_unuse(e->pats[i], used, nslots);
+  bound_unuse(e->a, used, nslots);
+  bound_unuse(e->b, used, nslots);
+  bound_unuse(e->c, used, nslots);
+  if (e->xs)
+    for (int i = 0; i < e->n; i++) bound_unuse(e->xs[i], used, nslots);
+}
+
 typedef NZ_VEC(LcuBinder) FlParams;
 typedef NZ_VEC(LcuExpr *) FlArgs;
 
-/* v (unlifted) passed to the function being built: fresh parameters for its components
- * (params), the caller's components as arguments (args); the value inside. */
+/* v passed to the function being built: fresh parameters for its components (params),
+ * the caller's components as arguments (args); the value inside (a lifted one keeps
+ * its context, whose other names it must not use there: a closure's captures). */
 static FlVal pass_val(Fl *F, FlVal v, FlParams *params, FlArgs *args, NzLoc loc) {
-  int n = flan_ncomp(v.t, false);
-  FlVal r = {v.t, NULL, flan_comps(F, n)};
+  int n = flan_ncomp(v.t, v.ctx != NULL);
+  FlVal r = {v.t, v.ctx, flan_comps(F, n)};
   for (int j = 0; j < n; j++) {
     r.c[j].name = flan_fresh(F, "cap");
     r.c[j].ty = v.c[j].ty;
@@ -697,6 +718,17 @@ static FlVal pass_val(Fl *F, FlVal v, FlParams *params, FlArgs *args, NzLoc loc)
     nz_vec_push(*args, flan_v(F, v.c[j]));
   }
   return r;
+}
+
+typedef struct {
+  FlParams *params;
+  FlArgs *args;
+  NzLoc loc;
+} FlPass;
+
+static FlVal cap_pass(Fl *F, FlVal v, void *arg) {
+  FlPass *pp = arg;
+  return pass_val(F, v, pp->params, pp->args, pp->loc);
 }
 
 static LcuExpr *call_of(Fl *F, const char *fname, FlArgs *args) {
@@ -717,6 +749,7 @@ static FlVal lower_each_serial(Fl *F, NlExpr *e) {
   bool *used = NZ_NEWN(F->a, bool, F->nslots > 0 ? F->nslots : 1), outer = false;
   frame_reads(e->a, 0, used, F->nslots, &outer);
   frame_reads(e->b, 0, used, F->nslots, &outer);
+  bound_unuse(e, used, F->nslots);
   if (nb == 0 || outer || F->nups)
     flan_unsupported(F, e->loc, "an apply-to-each whose elements draw random numbers here");
   FlVal *g = NZ_NEWN(F->a, FlVal, ng);
@@ -735,6 +768,14 @@ static FlVal lower_each_serial(Fl *F, NlExpr *e) {
   FlVal *slots = NZ_NEWN(F->a, FlVal, F->nslots > 0 ? F->nslots : 1);
   for (int i = 0; i < F->nslots; i++)
     if (used[i] && F->slots[i].t && !F->slots[i].ctx) slots[i] = pass_val(F, F->slots[i], &params, &args, e->loc);
+  /* the lambdas made so far, with what they read passed too (the body may call them) */
+  int nlam = F->lambdas.n;
+  FlPass pp = {&params, &args, e->loc};
+  for (int i = 0; i < nlam; i++) {
+    struct FlLambda l = F->lambdas.v[i];
+    l.ups = cap_frames(F, &l, cap_pass, &pp);
+    nz_vec_push(F->lambdas, l);
+  }
   LcuExpr *call = call_of(F, fname, &args);
 
   Fl saved = *F;
@@ -822,6 +863,7 @@ static FlVal lower_each_serial(Fl *F, NlExpr *e) {
   saved.inlining = F->inlining;
   saved.shapes = F->shapes;
   saved.lambdas = F->lambdas;
+  saved.lambdas.n = nlam; /* the copies and the lambdas made inside name its variables */
   saved.any_draw = F->any_draw;
   *F = saved;
   F->fn_draws |= drew;
