@@ -787,6 +787,8 @@ static FlVal lower_each_serial(Fl *F, NlExpr *e) {
   fn->nparams = params.n;
   fn->params = lcu_binders(p, params.n);
   memcpy(fn->params, params.v, sizeof(LcuBinder) * (size_t)params.n);
+  nz_vec_free(params); /* lowering the body may longjmp (flan_note_draw, unsupported) */
+  nz_vec_free(args);
   const LcuType *tys[nb];
   flan_comp_types(t->a, true, tys);
   fn->ret = lcu_type_tuple(nb, tys);
@@ -829,7 +831,7 @@ static FlVal lower_each_serial(Fl *F, NlExpr *e) {
   for (int h = 0; h < 2; h++) {
     nz_vec_push(rargs, flan_v(F, h ? mid : lo));
     nz_vec_push(rargs, flan_v(F, h ? hi : mid));
-    for (int i = 2; i < params.n; i++) nz_vec_push(rargs, lcu_var(p, params.v[i].name, L));
+    for (int i = 2; i < fn->nparams; i++) nz_vec_push(rargs, lcu_var(p, fn->params[i].name, L));
     parts[h] = flan_comps(F, nb);
     flan_emitn(F, bsplit, nb, tys, parts[h], call_of(F, fname, &rargs));
     rargs.n = 0;
@@ -852,8 +854,6 @@ static FlVal lower_each_serial(Fl *F, NlExpr *e) {
   LcuExpr *body = lcu_if(p, lcu_prim2(p, LP_LE, flan_v(F, len), lcu_int(p, 0, L), L), blk_close(F, bempty, tuple_of(F, nb, em)),
                          lcu_if(p, lcu_prim2(p, LP_EQ, flan_v(F, len), lcu_int(p, 1, L), L), one, split, L), L);
   fn->body = blk_close(F, b0, body);
-  nz_vec_free(params);
-  nz_vec_free(args);
   nz_vec_free(rargs);
   bool drew = F->fn_draws;
   saved.counter = F->counter;
