@@ -702,6 +702,20 @@ static void bound_unuse(NlExpr *e, bool *used, int nslots) {
     for (int i = 0; i < e->n; i++) bound_unuse(e->xs[i], used, nslots);
 }
 
+/* Back to the caller's state (saved) after building another λcu function, keeping what
+ * the pass shares across functions. */
+static void restore_caller(Fl *F, Fl *saved) {
+  saved->any_draw = F->any_draw;
+  saved->counter = F->counter;
+  saved->insts = F->insts;
+  saved->ctxs = F->ctxs;
+  saved->blks = F->blks;
+  saved->inlining = F->inlining;
+  saved->shapes = F->shapes;
+  saved->lambdas = F->lambdas;
+  *F = *saved;
+}
+
 typedef NZ_VEC(LcuBinder) FlParams;
 typedef NZ_VEC(LcuExpr *) FlArgs;
 
@@ -856,16 +870,8 @@ static FlVal lower_each_serial(Fl *F, NlExpr *e) {
   fn->body = blk_close(F, b0, body);
   nz_vec_free(rargs);
   bool drew = F->fn_draws;
-  saved.counter = F->counter;
-  saved.insts = F->insts;
-  saved.ctxs = F->ctxs;
-  saved.blks = F->blks;
-  saved.inlining = F->inlining;
-  saved.shapes = F->shapes;
-  saved.lambdas = F->lambdas;
-  saved.lambdas.n = nlam; /* the copies and the lambdas made inside name its variables */
-  saved.any_draw = F->any_draw;
-  *F = saved;
+  restore_caller(F, &saved);
+  F->lambdas.n = nlam; /* the copies and the lambdas made inside name its variables */
   F->fn_draws |= drew;
   FlVal r = {t, NULL, flan_comps(F, nb)};
   flan_emitn(F, F->blk, nb, tys, r.c, call);
@@ -980,16 +986,7 @@ static const char *instance(Fl *F, NlDecl *d, const FlTy **sub, int nsub, uint64
   bool drew = F->fn_draws;
   for (int i = 0; i < F->insts.n; i++)
     if (F->insts.v[i].key == k) F->insts.v[i].draws = drew;
-  /* restore, keeping what is shared */
-  saved.any_draw = F->any_draw;
-  saved.counter = F->counter;
-  saved.insts = F->insts;
-  saved.ctxs = F->ctxs;
-  saved.blks = F->blks;
-  saved.inlining = F->inlining;
-  saved.shapes = F->shapes;
-  saved.lambdas = F->lambdas;
-  *F = saved;
+  restore_caller(F, &saved);
   if (drew && !in_set((void *const *)draw_decls.v, draw_decls.n, d)) {
     /* calls made before this was known (its own, inside contexts) must know it */
     nz_vec_push(draw_decls, d);
