@@ -82,6 +82,7 @@ typedef struct {
     int nups;
     FlCtx *ctx; /* made in this context: its tag is the element's index there */
   }) lambdas;
+  int lam_base; /* lambdas[lam_base..] were made in the λcu function being built */
   FlVal **ups; /* the enclosing frames of the lambda body being lowered */
   int nups; /* src: an array, dst: its length (shape facts for fusion) */ /* functions whose bodies are being inlined */
   NZ_VEC(FlCtx *) ctxs;   /* to free their caches */

@@ -785,7 +785,7 @@ static FlVal lower_each_serial(Fl *F, NlExpr *e) {
   /* the lambdas made so far, with what they read passed too (the body may call them) */
   int nlam = F->lambdas.n;
   FlPass pp = {&params, &args, e->loc};
-  for (int i = 0; i < nlam; i++) {
+  for (int i = F->lam_base; i < nlam; i++) {
     struct FlLambda l = F->lambdas.v[i];
     l.ups = cap_frames(F, &l, cap_pass, &pp);
     nz_vec_push(F->lambdas, l);
@@ -797,6 +797,7 @@ static FlVal lower_each_serial(Fl *F, NlExpr *e) {
   F->ctx = NULL;
   F->in_main = false;
   F->fn_draws = false;
+  F->lam_base = nlam;
   LcuFunc *fn = lcu_func_add(p, fname, e->loc);
   fn->nparams = params.n;
   fn->params = lcu_binders(p, params.n);
@@ -940,6 +941,7 @@ static const char *instance(Fl *F, NlDecl *d, const FlTy **sub, int nsub, uint64
   F->nups = 0;
   F->fn_name = d->name;
   F->fn_draws = false;
+  F->lam_base = F->lambdas.n;
   nz_vec_push(F->inlining, d);
   if (user) F->uloc = d->body->loc;
   else F->uloc = uloc;
