@@ -225,8 +225,8 @@ static Sig prim_sig(LcuPrim p) {
   case LP_RAND_VEC: SIG(K_NUMARR, 0, 0, 1, R_OP); break;
   case LP_RAND_SEED: SIG(K_INT, 0, 0, 1, R_BOOL); break;
   case LP_TIMER: SIG(0, 0, 0, 0, R_FLOAT); break;
-  case LP_FAIL_IF_G: SIG(K_BOOL, K_CHARARR, K_FLOAT, 0, R_UNIT); break;
-  case LP_SORT_PERM: SIG(K_SEGDES, K_FLOATARR, 0, 0, R_INTARR); break;
+  case LP_FAIL_IF_G: SIG(K_BOOL, K_CHARARR, K_FLOAT, 1, R_UNIT); break;
+  case LP_SORT_PERM: SIG(K_SEGDES, K_FLOATARR, 0, 1, R_INTARR); break;
   case LP__COUNT: nz_die("prim_sig: LP__COUNT is not a primitive");
   }
 #undef SIG
@@ -319,6 +319,7 @@ static const LcuType *check_prim(Ck *ck, LcuExpr *e, const LcuType **at) {
       ok = 0;
     }
   }
+  if (ok && !op && e->nargs == 0) op = lcu_type_unit(); /* timer(): no operand */
   e->opty = ok ? op : NULL;
   switch (s.res) {
   case R_OP: return ok ? op : NULL;
