@@ -231,6 +231,7 @@ static void p_show(CgScope *s, const LcuExpr *e, CgAtoms *out);
 static void p_text(CgScope *s, const LcuExpr *e, CgAtoms *out);
 static void p_io(CgScope *s, const LcuExpr *e, CgAtoms *out);
 static void p_read_object(CgScope *s, const LcuExpr *e, CgAtoms *out);
+static void p_sort_perm(CgScope *s, const LcuExpr *e, CgAtoms *out);
 
 static const CgPrimRule prim_rules[] = {
     {"add", "rt_iadd(%0, %1)", "(%0 + %1)", NULL, NULL},
@@ -302,6 +303,12 @@ static const CgPrimRule prim_rules[] = {
     {"getenv", NULL, NULL, NULL, p_io},
     {"shell", NULL, NULL, NULL, p_io},
     {"spawn", NULL, NULL, NULL, p_io},
+    {"rand", "rt_rand_int(%0, %L)", "rt_rand_float(%0, %L)", NULL, NULL},
+    {"rand_vec", NULL, NULL, NULL, p_segdes_conv},
+    {"rand_seed", "rt_rand_seed(%0)", NULL, NULL, NULL},
+    {"timer", "rt_timer()", NULL, NULL, NULL},
+    {"fail_if_g", NULL, NULL, NULL, p_fail_if},
+    {"sort_perm", NULL, NULL, NULL, p_sort_perm},
 };
 
 static const CgPrimRule *prim_rule(LcuPrim p) {
@@ -507,25 +514,44 @@ static void p_io(CgScope *s, const LcuExpr *e, CgAtoms *out) {
   for (int k = 0; k < e->nargs; k++) cg_release_atoms(s, e->args[k]->ty, &a[k]);
 }
 
-/* fail_if(flag, message): a fault whose text is the [char] message. */
+/* fail_if(flag, message): a fault whose text is the [char] message; fail_if_g(flag,
+ * message, x): the message's %g is x. */
 static void p_fail_if(CgScope *s, const LcuExpr *e, CgAtoms *out) {
-  CgAtoms c, m;
+  CgAtoms c, m, x;
   cg_expr(s, e->args[0], &c);
   cg_expr(s, e->args[1], &m);
-  cg_line(s, "if (%s) rt_fail_message(%s, %d);", c.v[0], m.v[0], cg_loc(s->cg, e->loc));
+  if (e->prim == LP_FAIL_IF_G) {
+    cg_expr(s, e->args[2], &x);
+    cg_line(s, "if (%s) rt_fail_message_g(%s, %s, %d);", c.v[0], m.v[0], x.v[0], cg_loc(s->cg, e->loc));
+  } else {
+    cg_line(s, "if (%s) rt_fail_message(%s, %d);", c.v[0], m.v[0], cg_loc(s->cg, e->loc));
+  }
   cg_release_atoms(s, e->args[1]->ty, &m);
   *out = atoms(s->cg, 0);
 }
 
-/* make_segdes(lens) and seg_lengths(sd): a new value from a borrowed one. */
+/* make_segdes(lens), seg_lengths(sd) and rand_vec(a): a new value from a borrowed one. */
 static void p_segdes_conv(CgScope *s, const LcuExpr *e, CgAtoms *out) {
   CgAtoms a;
   cg_expr(s, e->args[0], &a);
   const char *call = e->prim == LP_MAKE_SEGDES
                          ? cg_fmt(s->cg, "rt_make_segdes(RT_HOST(%s), %d)", a.v[0], cg_loc(s->cg, e->loc))
+                     : e->prim == LP_RAND_VEC
+                         ? cg_fmt(s->cg, "rt_rand_vec(RT_HOST(%s), %d)", a.v[0], cg_loc(s->cg, e->loc))
                          : cg_fmt(s->cg, "rt_seg_lengths(%s)", a.v[0]);
   *out = atom1(s->cg, bind_tmp(s, e->ty, call));
   cg_release_atoms(s, e->args[0]->ty, &a);
+}
+
+/* sort_perm(sd, xs): a new [int] from borrowed operands. */
+static void p_sort_perm(CgScope *s, const LcuExpr *e, CgAtoms *out) {
+  CgAtoms sd, x;
+  cg_expr(s, e->args[0], &sd);
+  cg_expr(s, e->args[1], &x);
+  const char *call = cg_fmt(s->cg, "rt_sort_perm(%s, RT_HOST(%s), %d)", sd.v[0], x.v[0], cg_loc(s->cg, e->loc));
+  *out = atom1(s->cg, bind_tmp(s, e->ty, call));
+  cg_release_atoms(s, e->args[0]->ty, &sd);
+  cg_release_atoms(s, e->args[1]->ty, &x);
 }
 
 /* ------------------------------------------------------------ expressions */

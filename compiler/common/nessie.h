@@ -89,6 +89,20 @@ int nz_main_on_big_stack(int (*fn)(int, char **), int argc, char **argv);
 /* ---- clock.c: seconds on a monotonic clock, for time limits and reports ---- */
 double nz_now(void);
 
+/* ---- rand.c: NESL's random numbers (NESL.md 4.4), one global state ---- */
+/* nz_rand_seed(0) is the initial state (the AST interpreter's reseed before a form). A
+ * draw with v <= 0 is the caller's fault ("Rand only works with positive numbers."): it
+ * returns 0 and draws nothing. */
+void nz_rand_seed(int32_t n);
+int32_t nz_rand_int(int32_t v);   /* in [0, v) */
+double nz_rand_float(double v);   /* in [0, v) */
+/* fail_if_g's message: msg (len bytes) with its first %g replaced by x as C's %g. */
+void nz_msg_g(NzBuf *b, const char *msg, size_t len, double x);
+
+/* ---- sortperm.c: perm[p] = the index of the element at sorted position p of its
+ * segment (starts[0..nsegs], starts[nsegs] the total; stable, by < and >) ---- */
+void nz_sort_perm(const int64_t *starts, int64_t nsegs, const double *x, int32_t *perm);
+
 /* ---- floatfmt.c: NESL's float layout (NESL.md §4.8): fixed notation for
  * exponents -3..6, else 1.5E-7; inf, -inf, nan. sig significant digits
  * (NESL prints 15), or 0 for the shortest that reads back as x (which also

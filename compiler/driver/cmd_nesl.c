@@ -121,7 +121,7 @@ static void show_desc(NzBuf *b, NlType *t, const ShowCtx *c) {
   case TY_FLOAT: nz_buf_putc(b, 'f'); return;
   case TY_BOOL: nz_buf_putc(b, 'b'); return;
   case TY_CHAR: nz_buf_putc(b, 'c'); return;
-  case TY_FUN: case TY_FNID: nz_buf_putc(b, 'n'); return;
+  case TY_FUN: case TY_FNID: nz_buf_putc(b, 'N'); return; /* its int tag (compiler/flan) */
   case TY_SEQ:
     nz_buf_putc(b, '[');
     show_desc(b, t->a, c);

@@ -32,7 +32,9 @@ typedef struct FlTy {
 const FlTy *flan_ty_base(FlTyKind k);
 const FlTy *flan_ty_seq(const FlTy *a);
 const FlTy *flan_ty_pair(const FlTy *a, const FlTy *b);
-/* A function value: known statically by its identity, no run-time components. */
+/* A function value: known statically by its identity (fnid -1: a datatype's field, any
+ * function of its type). Its representation is one int, its tag: a named function's
+ * identity, or (a closure made in an apply-to-each) the element's index there. */
 const FlTy *flan_ty_fn(int fnid);
 int flan_ty_has_fn(const FlTy *t);
 /* The ground type of t with TY_GEN i and the type variable gvars[i] (a generic
@@ -56,6 +58,9 @@ void flan_comp_types(const FlTy *t, bool vec, const LcuType **out);
  * cross from one form to the next, results are printed by the NESL printer). */
 void flan_value_to_lcu(NlVal v, const FlTy *t, LcuValue *out);       /* flan_ncomp(t, 0) */
 NlVal flan_value_from_lcu(const LcuValue *comps, const FlTy *t);       /* ditto */
+/* The value flan_value_from_lcu gives a function of identity fnid (a named function;
+ * flan_lower_form registers the ones a form's value holds). */
+void flan_fn_register(int fnid, NlVal v);
 
 /* --------------------------------------------------------- flan_lower.c */
 typedef struct FlProgram FlProgram;

@@ -45,10 +45,12 @@ struct FlCtx {
   FlBlk *blk; /* the block current when the context was opened: derivations go there */
   NZ_VEC(FlCache) cache;
   int prints; /* on a root context: lifted print sites inside it (flan_text.c) */
+  int draws; /* a root context: the random draws its elements make (flan_note_draw) */
 };
 
 typedef struct {
   const char *key, *fname;
+  bool draws; /* its code calls rand or rand_seed */
 } FlInst;
 
 typedef struct {
@@ -80,7 +82,9 @@ typedef struct {
     int nsub;
     FlVal **ups; /* the frames around it, innermost first (a copy, as at run time) */
     int nups;
+    FlCtx *ctx; /* made in this context: its tag is the element's index there */
   }) lambdas;
+  int lam_base; /* lambdas[lam_base..] were made in the λcu function being built */
   FlVal **ups; /* the enclosing frames of the lambda body being lowered */
   int nups; /* src: an array, dst: its length (shape facts for fusion) */ /* functions whose bodies are being inlined */
   NZ_VEC(FlCtx *) ctxs;   /* to free their caches */
@@ -88,10 +92,16 @@ typedef struct {
   /* top-level values read by main */
   NZ_VEC(int) gslot;
   NZ_VEC(FlVal) gval;
-  jmp_buf fail;
+  jmp_buf fail; /* longjmp 1: unsupported; 2: lower the form again (flan_note_draw) */
+  /* rand: the form draws (main reseeds first); the function being compiled draws */
+  bool any_draw, fn_draws;
 } Fl;
 
 /* flan_lower.c */
+/* A rand or rand_seed: w is 1 for one draw per element of the current context, in
+ * element order (rand_vec), more when the elements' draws would not come in the AST
+ * interpreter's order (the apply-to-each then runs its elements one by one). */
+void flan_note_draw(Fl *F, int w);
 NZ_NORETURN void flan_unsupported(Fl *F, NzLoc loc, const char *fmt, ...) NZ_PRINTF(3, 4);
 const char *flan_fresh(Fl *F, const char *prefix);
 FlComp flan_emit(Fl *F, FlBlk *b, const LcuType *ty, LcuExpr *rhs);

@@ -30,6 +30,33 @@ FlComp *flan_comps(Fl *F, int n) { return NZ_NEWN(F->a, FlComp, n > 0 ? n : 1); 
 
 LcuExpr *flan_v(Fl *F, FlComp c) { return lcu_var(F->p, c.name, F->uloc); }
 
+/* ------------------------------------------------------------ rand's order */
+
+/* The AST interpreter runs an apply-to-each's elements one after the other, so their
+ * random draws come in element order, each element's draws together. Lifted code keeps
+ * that order when the elements of an apply-to-each (its root context, nested contexts
+ * included) make their draws through one rand_vec; anything else (two draws per element,
+ * a draw in each branch of a conditional, a drawing recursive function called per
+ * element, rand_seed per element) makes the apply-to-each run its elements one by one
+ * (lower_each_serial). Found while lowering, so the form is lowered again with what was
+ * learnt: the apply-to-each expressions to run one by one, the functions that draw. */
+static NZ_VEC(NlExpr *) serial_each;
+static NZ_VEC(NlDecl *) draw_decls;
+
+static bool in_set(void *const *v, int n, const void *x) {
+  for (int i = 0; i < n; i++)
+    if (v[i] == x) return true;
+  return false;
+}
+
+void flan_note_draw(Fl *F, int w) {
+  F->any_draw = F->fn_draws = true;
+  FlCtx *c = F->ctx;
+  if (!c || !w) return;
+  while (c->parent) c = c->parent;
+  c->draws += w;
+}
+
 static FlBlk *blk_new(Fl *F) {
   FlBlk *b = nz_xcalloc(1, sizeof *b);
   nz_vec_push(F->blks, b);
@@ -129,7 +156,6 @@ FlComp *flan_row_wrap(Fl *F, FlVal v) {
   LcuProgram *p = F->p;
   int k = 0;
   switch (v.t->k) {
-  case FT_FN: return out;
   case FT_PAIR: {
     FlVal a = {v.t->a, NULL, v.c}, b = {v.t->b, NULL, v.c + flan_ncomp(v.t->a, false)};
     FlComp *ra = flan_row_wrap(F, a), *rb = flan_row_wrap(F, b);
@@ -257,6 +283,60 @@ static FlVal lower_if(Fl *F, NlExpr *e);
 static FlVal lower_each(Fl *F, NlExpr *e);
 static FlVal lower_seq(Fl *F, NlExpr *e);
 
+/* ------------------------------------------------------------ closures */
+
+/* A closure made inside a context is a vector of closures, one per element: its tag
+ * (rep of a function: one int) is the element's index there, and the lifted values its
+ * body reads are kept in that context (cap_derive). A call reads them at the tag's rows
+ * (cap_rows), wherever the closures went since (a sequence of closures, a permutation). */
+typedef FlVal (*FlCapFn)(Fl *F, FlVal v, void *arg);
+static FlVal cap_pass(Fl *F, FlVal v, void *arg); /* every value read, lifted or not */
+
+static void cap_walk(Fl *F, NlExpr *e, int depth, FlVal **orig, FlVal **nf, int *mx, int nups, FlCapFn fn,
+                     void *arg) {
+  if (!e) return;
+  if (e->k == E_VAR && e->vk == VK_LOCAL && e->up > depth && e->up - depth - 1 < nups) {
+    int k = e->up - depth - 1;
+    if (!nf && e->slot > mx[k]) mx[k] = e->slot;
+    if (nf) {
+      FlVal v = orig[k][e->slot];
+      if (v.t && (v.ctx || fn == cap_pass) && nf[k][e->slot].c == v.c) nf[k][e->slot] = fn(F, v, arg);
+    }
+  }
+  int d = e->k == E_LAMBDA ? depth + 1 : depth;
+  cap_walk(F, e->a, d, orig, nf, mx, nups, fn, arg);
+  cap_walk(F, e->b, d, orig, nf, mx, nups, fn, arg);
+  cap_walk(F, e->c, d, orig, nf, mx, nups, fn, arg);
+  if (e->xs)
+    for (int i = 0; i < e->n; i++) cap_walk(F, e->xs[i], d, orig, nf, mx, nups, fn, arg);
+}
+
+/* l's frames with fn applied to every lifted value its body reads. */
+static FlVal **cap_frames(Fl *F, struct FlLambda *l, FlCapFn fn, void *arg) {
+  int *mx = NZ_NEWN(F->a, int, l->nups);
+  for (int k = 0; k < l->nups; k++) mx[k] = -1;
+  cap_walk(F, l->e->a, 0, l->ups, NULL, mx, l->nups, fn, arg);
+  FlVal **nf = NZ_NEWN(F->a, FlVal *, l->nups);
+  for (int k = 0; k < l->nups; k++) {
+    nf[k] = l->ups[k];
+    if (mx[k] < 0) continue;
+    nf[k] = NZ_NEWN(F->a, FlVal, mx[k] + 1);
+    memcpy(nf[k], l->ups[k], sizeof(FlVal) * (size_t)(mx[k] + 1));
+  }
+  cap_walk(F, l->e->a, 0, l->ups, nf, mx, l->nups, fn, arg);
+  return nf;
+}
+
+static FlVal cap_derive(Fl *F, FlVal v, void *arg) {
+  (void)arg;
+  return flan_derive(F, v, F->ctx);
+}
+
+static FlVal cap_rows(Fl *F, FlVal v, void *arg) {
+  FlVal a[2] = {{flan_ty_seq(v.t), NULL, v.c}, *(FlVal *)arg};
+  return flan_prim(F, "__elt", 2, a, v.t, F->uloc);
+}
+
 static FlVal lower(Fl *F, NlExpr *e) {
   LcuProgram *p = F->p;
   NzLoc L = F->uloc;
@@ -313,15 +393,32 @@ static FlVal lower(Fl *F, NlExpr *e) {
   case E_EACH: return lower_each(F, e);
   case E_LAMBDA: {
     const FlTy *t = ty(F, e->ty, e->loc);
-    struct FlLambda l = {t->fnid, e, F->sub, F->gvars, F->nsub, NULL, F->nups + 1};
+    struct FlLambda l = {t->fnid, e, F->sub, F->gvars, F->nsub, NULL, F->nups + 1, F->ctx};
     l.ups = NZ_NEWN(F->a, FlVal *, l.nups);
     l.ups[0] = NZ_NEWN(F->a, FlVal, F->nslots > 0 ? F->nslots : 1);
     memcpy(l.ups[0], F->slots, sizeof(FlVal) * (size_t)F->nslots);
     for (int i = 0; i < F->nups; i++) l.ups[i + 1] = F->ups[i];
+    if (!F->ctx) {
+      nz_vec_push(F->lambdas, l);
+      return scalar_lit(F, t, lcu_int(p, t->fnid, L)); /* its tag */
+    }
+    /* a closure per element: what it reads, in this context; its tag, the element */
+    l.ups = cap_frames(F, &l, cap_derive, NULL);
     nz_vec_push(F->lambdas, l);
-    return (FlVal){t, NULL, NULL};
+    FlKb k;
+    flan_kb_init(&k, F);
+    FlVal r = {t, F->ctx, flan_comps(F, 1)};
+    r.c[0] = flan_kb_map1(&k, F->ctx->n, flan_kix(&k), LT_INT);
+    return r;
   }
-  case E_TIME: flan_unsupported(F, e->loc, "time");
+  case E_TIME: {
+    /* (e, seconds): the timer read before and after e's code (CPU effects keep it between) */
+    FlComp t0 = flan_emit(F, F->blk, lcu_type_base(LT_FLOAT), lcu_prim(p, LP_TIMER, 0, NULL, L));
+    FlVal v = lower(F, e->a);
+    FlComp t1 = flan_emit(F, F->blk, lcu_type_base(LT_FLOAT), lcu_prim(p, LP_TIMER, 0, NULL, L));
+    FlVal secs = scalar_lit(F, flan_ty_base(FT_FLOAT), lcu_prim2(p, LP_SUB, flan_v(F, t1), flan_v(F, t0), L));
+    return concat_vals(F, ty(F, e->ty, e->loc), v, secs);
+  }
   }
   nz_die("flan: bad expression kind %d", e->k);
 }
@@ -474,7 +571,27 @@ static FlVal lower_if(Fl *F, NlExpr *e) {
 
 /* -------------------------------------------------------- apply-to-each */
 
+/* The common length of the ng unlifted generators g (checked equal). */
+static FlComp gen_length(Fl *F, FlVal *g, int ng, NzLoc eloc) {
+  LcuProgram *p = F->p;
+  NzLoc L = F->uloc;
+  FlComp n = flan_rows(F, g[0].c[0]);
+  if (ng > 1) {
+    LcuExpr *bad = NULL;
+    for (int i = 1; i < ng; i++) {
+      FlComp ni = flan_rows(F, g[i].c[0]);
+      LcuExpr *d = lcu_prim2(p, LP_NE, flan_v(F, n), flan_v(F, ni), L);
+      bad = bad ? lcu_prim2(p, LP_OR, bad, d, L) : d;
+    }
+    flan_check(F, flan_emit(F, F->blk, lcu_type_base(LT_BOOL), bad), "Length mismatch in an apply-to-each.", eloc);
+  }
+  return n;
+}
+
+static FlVal lower_each_serial(Fl *F, NlExpr *e);
+
 static FlVal lower_each(Fl *F, NlExpr *e) {
+  if (!F->ctx && in_set((void *const *)serial_each.v, serial_each.n, e)) return lower_each_serial(F, e);
   const FlTy *t = ty(F, e->ty, e->loc);
   LcuProgram *p = F->p;
   NzLoc L = F->uloc, eloc = e->user ? e->loc : F->uloc;
@@ -487,17 +604,7 @@ static FlVal lower_each(Fl *F, NlExpr *e) {
     for (int i = 0; i < ng; i++)
       if (g[i].ctx) nz_die("flan: lifted generator at the unlifted level");
     C = ctx_new(F, NULL, CX_TOP);
-    C->n = flan_rows(F, g[0].c[0]);
-    if (ng > 1) {
-      LcuExpr *bad = NULL;
-      for (int i = 1; i < ng; i++) {
-        FlComp ni = flan_rows(F, g[i].c[0]);
-        LcuExpr *d = lcu_prim2(p, LP_NE, flan_v(F, C->n), flan_v(F, ni), L);
-        bad = bad ? lcu_prim2(p, LP_OR, bad, d, L) : d;
-      }
-      flan_check(F, flan_emit(F, F->blk, lcu_type_base(LT_BOOL), bad),
-                 "Length mismatch in an apply-to-each.", eloc);
-    }
+    C->n = gen_length(F, g, ng, eloc);
     for (int i = 0; i < ng; i++) bind_pat(F, e->pats[i], (FlVal){g[i].t->a, C, g[i].c});
   } else {
     join_ctx(F, g, ng);
@@ -538,6 +645,10 @@ static FlVal lower_each(Fl *F, NlExpr *e) {
   F->ctx = saved;
   int nb = flan_ncomp(t->a, true);
   if (!outer) {
+    if (C->draws > 1) { /* the draws would not come in element order: again, one by one */
+      nz_vec_push(serial_each, e);
+      longjmp(F->fail, 2);
+    }
     FlVal r = {t, NULL, flan_comps(F, nb)};
     memcpy(r.c, body.c, sizeof(FlComp) * (size_t)nb);
     return r;
@@ -554,6 +665,217 @@ static FlVal lower_each(Fl *F, NlExpr *e) {
     r.c[0] = C->sd;
   }
   memcpy(r.c + 1, body.c, sizeof(FlComp) * (size_t)nb);
+  return r;
+}
+
+/* The slots of the current frame that e reads (lambdas inside e read it `up` frames out). */
+static void frame_reads(NlExpr *e, int depth, bool *used, int nslots, bool *outer) {
+  if (!e) return;
+  if (e->k == E_VAR && e->vk == VK_LOCAL) {
+    if (e->up == depth && e->slot >= 0 && e->slot < nslots) used[e->slot] = true;
+    if (e->up > depth) *outer = true;
+  }
+  int d = e->k == E_LAMBDA ? depth + 1 : depth;
+  frame_reads(e->a, d, used, nslots, outer);
+  frame_reads(e->b, d, used, nslots, outer);
+  frame_reads(e->c, d, used, nslots, outer);
+  if (e->xs && e->k != E_LAMBDA)
+    for (int i = 0; i < e->n; i++) frame_reads(e->xs[i], d, used, nslots, outer);
+}
+
+/* Clears the slots that patterns inside e bind (they are not captures). */
+static void pat_unuse(NlPat *q, bool *used, int nslots) {
+  if (!q) return;
+  if (q->k == P_VAR && q->slot >= 0 && q->slot < nslots) used[q->slot] = false;
+  pat_unuse(q->a, used, nslots);
+  if (q->k == P_PAIR) pat_unuse(q->b, used, nslots);
+}
+
+static void bound_unuse(NlExpr *e, bool *used, int nslots) {
+  if (!e || e->k == E_LAMBDA) return; /* a lambda's patterns bind its own frame */
+  if ((e->k == E_LET || e->k == E_EACH) && e->pats)
+    for (int i = 0; i < e->n; i++) pat_unuse(e->pats[i], used, nslots);
+  bound_unuse(e->a, used, nslots);
+  bound_unuse(e->b, used, nslots);
+  bound_unuse(e->c, used, nslots);
+  if (e->xs)
+    for (int i = 0; i < e->n; i++) bound_unuse(e->xs[i], used, nslots);
+}
+
+/* Back to the caller's state (saved) after building another λcu function, keeping what
+ * the pass shares across functions. */
+static void restore_caller(Fl *F, Fl *saved) {
+  saved->any_draw = F->any_draw;
+  saved->counter = F->counter;
+  saved->insts = F->insts;
+  saved->ctxs = F->ctxs;
+  saved->blks = F->blks;
+  saved->inlining = F->inlining;
+  saved->shapes = F->shapes;
+  saved->lambdas = F->lambdas;
+  *F = *saved;
+}
+
+typedef NZ_VEC(LcuBinder) FlParams;
+typedef NZ_VEC(LcuExpr *) FlArgs;
+
+/* v passed to the function being built: fresh parameters for its components (params),
+ * the caller's components as arguments (args); the value inside (a lifted one keeps
+ * its context, whose other names it must not use there: a closure's captures). */
+static FlVal pass_val(Fl *F, FlVal v, FlParams *params, FlArgs *args, NzLoc loc) {
+  int n = flan_ncomp(v.t, v.ctx != NULL);
+  FlVal r = {v.t, v.ctx, flan_comps(F, n)};
+  for (int j = 0; j < n; j++) {
+    r.c[j].name = flan_fresh(F, "cap");
+    r.c[j].ty = v.c[j].ty;
+    nz_vec_push(*params, lcu_binder(r.c[j].name, r.c[j].ty, loc));
+    nz_vec_push(*args, flan_v(F, v.c[j]));
+  }
+  return r;
+}
+
+typedef struct {
+  FlParams *params;
+  FlArgs *args;
+  NzLoc loc;
+} FlPass;
+
+static FlVal cap_pass(Fl *F, FlVal v, void *arg) {
+  FlPass *pp = arg;
+  return pass_val(F, v, pp->params, pp->args, pp->loc);
+}
+
+static LcuExpr *call_of(Fl *F, const char *fname, FlArgs *args) {
+  LcuExpr **av = lcu_exprs(F->p, args->n);
+  memcpy(av, args->v, sizeof(LcuExpr *) * (size_t)args->n);
+  return lcu_call(F->p, fname, args->n, av, F->uloc);
+}
+
+/* An apply-to-each at the unlifted level whose elements run one after the other (rand's
+ * order, above): a CPU function each(lo, hi, captures) that lowers the body unlifted for
+ * element lo when hi = lo + 1, and otherwise joins the vectors of the two halves, left
+ * half first (log n deep, n log n data movement). */
+static FlVal lower_each_serial(Fl *F, NlExpr *e) {
+  const FlTy *t = ty(F, e->ty, e->loc);
+  LcuProgram *p = F->p;
+  NzLoc L = F->uloc, eloc = e->user ? e->loc : F->uloc;
+  int ng = e->n, nb = flan_ncomp(t->a, true);
+  bool *used = NZ_NEWN(F->a, bool, F->nslots > 0 ? F->nslots : 1), outer = false;
+  frame_reads(e->a, 0, used, F->nslots, &outer);
+  frame_reads(e->b, 0, used, F->nslots, &outer);
+  bound_unuse(e, used, F->nslots);
+  if (nb == 0 || outer || F->nups)
+    flan_unsupported(F, e->loc, "an apply-to-each whose elements draw random numbers here");
+  FlVal *g = NZ_NEWN(F->a, FlVal, ng);
+  for (int i = 0; i < ng; i++) g[i] = lower(F, e->xs[i]);
+  FlComp n = gen_length(F, g, ng, eloc);
+  const char *fname = flan_fresh(F, "each");
+  FlParams params = {0};
+  FlArgs args = {0}, rargs = {0};
+  FlComp lo = {flan_fresh(F, "lo"), lcu_type_base(LT_INT)}, hi = {flan_fresh(F, "hi"), lcu_type_base(LT_INT)};
+  nz_vec_push(params, lcu_binder(lo.name, lo.ty, e->loc));
+  nz_vec_push(params, lcu_binder(hi.name, hi.ty, e->loc));
+  nz_vec_push(args, flan_v(F, flan_int_lit(F, 0)));
+  nz_vec_push(args, flan_v(F, n));
+  FlVal *gp = NZ_NEWN(F->a, FlVal, ng);
+  for (int i = 0; i < ng; i++) gp[i] = pass_val(F, g[i], &params, &args, e->loc);
+  FlVal *slots = NZ_NEWN(F->a, FlVal, F->nslots > 0 ? F->nslots : 1);
+  for (int i = 0; i < F->nslots; i++)
+    if (used[i] && F->slots[i].t && !F->slots[i].ctx) slots[i] = pass_val(F, F->slots[i], &params, &args, e->loc);
+  /* the lambdas made so far, with what they read passed too (the body may call them) */
+  int nlam = F->lambdas.n;
+  FlPass pp = {&params, &args, e->loc};
+  for (int i = F->lam_base; i < nlam; i++) {
+    struct FlLambda l = F->lambdas.v[i];
+    l.ups = cap_frames(F, &l, cap_pass, &pp);
+    nz_vec_push(F->lambdas, l);
+  }
+  LcuExpr *call = call_of(F, fname, &args);
+
+  Fl saved = *F;
+  F->slots = slots;
+  F->ctx = NULL;
+  F->in_main = false;
+  F->fn_draws = false;
+  F->lam_base = nlam;
+  LcuFunc *fn = lcu_func_add(p, fname, e->loc);
+  fn->nparams = params.n;
+  fn->params = lcu_binders(p, params.n);
+  memcpy(fn->params, params.v, sizeof(LcuBinder) * (size_t)params.n);
+  nz_vec_free(params); /* lowering the body may longjmp (flan_note_draw, unsupported) */
+  nz_vec_free(args);
+  const LcuType *tys[nb];
+  flan_comp_types(t->a, true, tys);
+  fn->ret = lcu_type_tuple(nb, tys);
+  FlBlk *b0 = blk_new(F), *bone = blk_new(F), *bsplit = blk_new(F), *bempty = blk_new(F);
+  /* no element: the empty vector */
+  F->blk = bempty;
+  FlComp *em = flan_comps(F, nb);
+  flan_empty(F, t->a, em);
+  /* one element: the body, as one row (none when the sieve drops it) */
+  F->blk = bone;
+  for (int i = 0; i < ng; i++) {
+    FlVal a2[2] = {gp[i], {flan_ty_base(FT_INT), NULL, &lo}};
+    bind_pat(F, e->pats[i], flan_prim(F, "__elt", 2, a2, gp[i].t->a, L));
+  }
+  LcuExpr *one;
+  if (e->b) {
+    FlVal keep = lower(F, e->b);
+    FlBlk *bt = blk_new(F), *be = blk_new(F);
+    F->blk = bt;
+    FlVal v = lower(F, e->a);
+    LcuExpr *te = blk_close(F, bt, tuple_of(F, nb, flan_row_wrap(F, v)));
+    F->blk = be;
+    FlComp *none = flan_comps(F, nb);
+    flan_empty(F, t->a, none);
+    LcuExpr *ee = blk_close(F, be, tuple_of(F, nb, none));
+    F->blk = bone;
+    FlComp *r1 = flan_comps(F, nb);
+    flan_emitn(F, bone, nb, tys, r1, lcu_if(p, flan_v(F, keep.c[0]), te, ee, L));
+    one = blk_close(F, bone, tuple_of(F, nb, r1));
+  } else {
+    FlVal v = lower(F, e->a);
+    one = blk_close(F, bone, tuple_of(F, nb, flan_row_wrap(F, v)));
+  }
+  /* more: the halves, joined */
+  F->blk = bsplit;
+  FlComp half = flan_emit(F, bsplit, lcu_type_base(LT_INT),
+                          lcu_prim2(p, LP_DIV, lcu_prim2(p, LP_SUB, flan_v(F, hi), flan_v(F, lo), L), lcu_int(p, 2, L), L));
+  FlComp mid = flan_emit(F, bsplit, lcu_type_base(LT_INT), lcu_prim2(p, LP_ADD, flan_v(F, lo), flan_v(F, half), L));
+  FlComp *parts[2];
+  for (int h = 0; h < 2; h++) {
+    nz_vec_push(rargs, flan_v(F, h ? mid : lo));
+    nz_vec_push(rargs, flan_v(F, h ? hi : mid));
+    for (int i = 2; i < fn->nparams; i++) nz_vec_push(rargs, lcu_var(p, fn->params[i].name, L));
+    parts[h] = flan_comps(F, nb);
+    flan_emitn(F, bsplit, nb, tys, parts[h], call_of(F, fname, &rargs));
+    rargs.n = 0;
+  }
+  FlComp na = flan_rows(F, parts[0][0]), nb2 = flan_rows(F, parts[1][0]);
+  FlComp tot = flan_emit(F, bsplit, lcu_type_base(LT_INT), lcu_prim2(p, LP_ADD, flan_v(F, na), flan_v(F, nb2), L));
+  FlKb k;
+  flan_kb_init(&k, F);
+  LcuExpr *first = lcu_prim2(p, LP_LT, flan_kix(&k), flan_kc(&k, na), L);
+  FlComp sel = flan_kb_map1(&k, tot, lcu_if(p, first, lcu_int(p, 0, L), lcu_int(p, 1, L), L), LT_INT);
+  flan_kb_init(&k, F);
+  first = lcu_prim2(p, LP_LT, flan_kix(&k), flan_kc(&k, na), L);
+  LcuExpr *src = lcu_if(p, first, flan_kix(&k), lcu_prim2(p, LP_SUB, flan_kix(&k), flan_kc(&k, na), L), L);
+  FlComp srcc = flan_kb_map1(&k, tot, src, LT_INT);
+  FlComp *joined = flan_comps(F, nb);
+  flan_gather(F, t->a, 2, parts, &sel, srcc, tot, joined);
+  LcuExpr *split = blk_close(F, bsplit, tuple_of(F, nb, joined));
+  F->blk = b0;
+  FlComp len = flan_emit(F, b0, lcu_type_base(LT_INT), lcu_prim2(p, LP_SUB, flan_v(F, hi), flan_v(F, lo), L));
+  LcuExpr *body = lcu_if(p, lcu_prim2(p, LP_LE, flan_v(F, len), lcu_int(p, 0, L), L), blk_close(F, bempty, tuple_of(F, nb, em)),
+                         lcu_if(p, lcu_prim2(p, LP_EQ, flan_v(F, len), lcu_int(p, 1, L), L), one, split, L), L);
+  fn->body = blk_close(F, b0, body);
+  nz_vec_free(rargs);
+  bool drew = F->fn_draws;
+  restore_caller(F, &saved);
+  F->lambdas.n = nlam; /* the copies and the lambdas made inside name its variables */
+  F->fn_draws |= drew;
+  FlVal r = {t, NULL, flan_comps(F, nb)};
+  flan_emitn(F, F->blk, nb, tys, r.c, call);
   return r;
 }
 
@@ -601,7 +923,7 @@ static const char *instance(Fl *F, NlDecl *d, const FlTy **sub, int nsub, uint64
   if (mask) nz_buf_puts(&nm, "_lifted");
   const char *fname = flan_fresh(F, nm.s[0] == '_' ? nm.s + 1 : nm.s);
   nz_buf_free(&nm);
-  FlInst in = {k, fname};
+  FlInst in = {k, fname, false};
   nz_vec_push(F->insts, in);
 
   /* save the caller's state */
@@ -619,6 +941,8 @@ static const char *instance(Fl *F, NlDecl *d, const FlTy **sub, int nsub, uint64
   F->ups = NULL;
   F->nups = 0;
   F->fn_name = d->name;
+  F->fn_draws = false;
+  F->lam_base = F->lambdas.n;
   nz_vec_push(F->inlining, d);
   if (user) F->uloc = d->body->loc;
   else F->uloc = uloc;
@@ -662,15 +986,15 @@ static const char *instance(Fl *F, NlDecl *d, const FlTy **sub, int nsub, uint64
   fn->ret = lcu_type_tuple(n, rts);
   fn->body = blk_close(F, F->blk, tuple_of(F, n, r.c));
   F->inlining.n--;
-  /* restore, keeping what is shared */
-  saved.counter = F->counter;
-  saved.insts = F->insts;
-  saved.ctxs = F->ctxs;
-  saved.blks = F->blks;
-  saved.inlining = F->inlining;
-  saved.shapes = F->shapes;
-  saved.lambdas = F->lambdas;
-  *F = saved;
+  bool drew = F->fn_draws;
+  for (int i = 0; i < F->insts.n; i++)
+    if (F->insts.v[i].key == k) F->insts.v[i].draws = drew;
+  restore_caller(F, &saved);
+  if (drew && !in_set((void *const *)draw_decls.v, draw_decls.n, d)) {
+    /* calls made before this was known (its own, inside contexts) must know it */
+    nz_vec_push(draw_decls, d);
+    longjmp(F->fail, 2);
+  }
   return fname;
 }
 
@@ -748,6 +1072,9 @@ static FlVal call_user(Fl *F, NlExpr *e, NlDecl *d, const FlTy **given) {
     return r;
   }
   const char *fname = instance(F, d, sub, d->ngvars, mask, rt, F->uloc);
+  bool drew = in_set((void *const *)draw_decls.v, draw_decls.n, d);
+  for (int i = 0; i < F->insts.n && !drew; i++) drew = F->insts.v[i].fname == fname && F->insts.v[i].draws;
+  if (drew) flan_note_draw(F, F->ctx ? 2 : 0); /* per element: only one by one keeps the order */
   NZ_VEC(LcuExpr *) args = {0};
   if (mask) nz_vec_push(args, flan_v(F, F->ctx->n));
   for (int i = 0; i < nl; i++)
@@ -839,17 +1166,47 @@ static void match_ty(NlType *gen, const FlTy *t, const FlTy **sub, int nsub) {
   }
 }
 
+/* The newest global function whose type has identity fnid (NESL.md 3.4), or NULL. */
+static NlGlobal *fn_global(NlEnv *env, int fnid) {
+  for (int gi = env->globals.n - 1; gi >= 0; gi--) {
+    NlGlobal *g = &env->globals.v[gi];
+    NlType *gt = nesl_type_resolve(g->ty);
+    if (!gt || gt->k != TY_FUN || !gt->fnid) continue;
+    NlType *id = nesl_type_resolve(gt->fnid);
+    if (id && id->k == TY_FNID && id->id == fnid && g->val.k == V_FN) return g;
+  }
+  return NULL;
+}
+
+/* A form's value holding functions: each must be a named one, whose value the driver
+ * gets back from its identity (flan_fn_register; a closure would need its frames). */
+static void register_fns(Fl *F, const FlTy *t, NzLoc loc) {
+  if (t->a) register_fns(F, t->a, loc);
+  if (t->b) register_fns(F, t->b, loc);
+  if (t->k != FT_FN || t->fnid < 0) return; /* a datatype's field: registered when made */
+  NlGlobal *g = fn_global(F->env, t->fnid);
+  if (!g) flan_unsupported(F, loc, "a top-level value holding an anonymous function");
+  flan_fn_register(t->fnid, g->val);
+}
+
 /* A call of a function value (a parameter, a lambda): the function is known from the
  * identity in its type. */
 static FlVal call_value(Fl *F, NlExpr *e) {
   NlExpr *fe = e->a;
   FlVal fv = lower(F, fe);
   if (fv.t->k != FT_FN) flan_unsupported(F, e->loc, "calling a value that is not a known function");
+  if (fv.t->fnid < 0) flan_unsupported(F, e->loc, "calling a function held in a datatype");
   for (int i = F->lambdas.n - 1; i >= 0; i--) {
     struct FlLambda *l = &F->lambdas.v[i];
     if (l->fnid != fv.t->fnid) continue;
     NlExpr *lam = l->e;
     FlVal arg = lower(F, e->b);
+    FlVal **ups = l->ups;
+    if (l->ctx) { /* made per element of l->ctx: what it reads comes from the tag's rows */
+      FlVal tag = {flan_ty_base(FT_INT), fv.ctx, fv.c};
+      if (tag.ctx) tag = flan_derive(F, tag, F->ctx);
+      ups = cap_frames(F, l, cap_rows, &tag);
+    }
     FlVal *sslots = F->slots;
     int snslots = F->nslots, snsub = F->nsub;
     const FlTy **ssub = F->sub;
@@ -861,7 +1218,7 @@ static FlVal call_value(Fl *F, NlExpr *e) {
     F->nsub = l->nsub;
     FlVal **sups = F->ups;
     int snups = F->nups;
-    F->ups = l->ups;
+    F->ups = ups;
     F->nups = l->nups;
     bind_pat(F, lam->pats[0], arg);
     FlVal r = lower(F, lam->a);
@@ -875,13 +1232,9 @@ static FlVal call_value(Fl *F, NlExpr *e) {
     return r;
   }
   /* a named function: the newest global of that identity */
-  NlEnv *env = F->env;
-  for (int gi = env->globals.n - 1; gi >= 0; gi--) {
-    NlGlobal *g = &env->globals.v[gi];
+  NlGlobal *g = fn_global(F->env, fv.t->fnid);
+  if (g) {
     NlType *gt = nesl_type_resolve(g->ty);
-    if (!gt || gt->k != TY_FUN || !gt->fnid) continue;
-    NlType *id = nesl_type_resolve(gt->fnid);
-    if (!id || id->k != TY_FNID || id->id != fv.t->fnid || g->val.k != V_FN) continue;
     NlFn *fn = g->val.fn;
     const FlTy *rt = ty(F, e->ty, e->loc);
     if (fn->k == FN_PRIM) {
@@ -904,7 +1257,7 @@ static FlVal call_value(Fl *F, NlExpr *e) {
       return r;
     }
     NlDecl *d = fn->decl;
-    if (!d || !d->body) break;
+    if (!d || !d->body) flan_unsupported(F, e->loc, "calling this function value");
     const FlTy **sub = NZ_NEWN(F->a, const FlTy *, d->ngvars > 0 ? d->ngvars : 1);
     match_ty(gt->a, ty(F, e->b->ty, e->loc), sub, d->ngvars);
     match_ty(gt->b, rt, sub, d->ngvars);
@@ -1005,7 +1358,13 @@ static LcuExpr *const_expr(Fl *F, const LcuValue *v, const LcuType *t) {
 static FlVal global_val(Fl *F, int g, NlExpr *e) {
   NlGlobal *gl = &F->env->globals.v[g];
   const FlTy *t = ty(F, e->ty, e->loc);
-  if (t->k == FT_FN) return (FlVal){t, NULL, NULL}; /* known by its type */
+  if (t->k == FT_FN) { /* its tag, the identity; the driver gets the value back by it */
+    NlType *gt = nesl_type_resolve(gl->ty);
+    NlType *id = gt && gt->k == TY_FUN && gt->fnid ? nesl_type_resolve(gt->fnid) : NULL;
+    int fnid = id && id->k == TY_FNID ? id->id : t->fnid;
+    if (gl->val.k == V_FN && fnid >= 0) flan_fn_register(fnid, gl->val);
+    return scalar_lit(F, t, lcu_int(F->p, fnid, F->uloc));
+  }
   if (gl->val.k == V_FN || !gl->defined)
     flan_unsupported(F, e->loc, "%s used as a value", gl->name);
   int n = flan_ncomp(t, false);
@@ -1050,7 +1409,9 @@ FlProgram *flan_lower_form(NlEnv *env, NlDecl *d) {
   F->a = nz_arena_new();
   F->p = lcu_program_new(d->loc.src);
   FlProgram *fp = NULL;
-  if (setjmp(F->fail) == 0) {
+  int start = name_counter;
+  int rc = setjmp(F->fail);
+  if (rc == 0) {
     F->nslots = d->nslots;
     F->slots = NZ_NEWN(F->a, FlVal, d->nslots > 0 ? d->nslots : 1);
     F->blk = blk_new(F);
@@ -1058,8 +1419,16 @@ FlProgram *flan_lower_form(NlEnv *env, NlDecl *d) {
     F->in_main = true;
     F->fn_name = "top";
     const FlTy *rt = ty(F, d->body->ty, d->body->loc);
-    if (flan_ty_has_fn(rt)) flan_unsupported(F, d->body->loc, "a top-level value holding a function");
+    register_fns(F, rt, d->body->loc);
     FlVal r = lower(F, d->body);
+    if (F->any_draw) { /* the AST interpreter reseeds before every top-level form */
+      FlBlk *b = F->blk;
+      LcuExpr *zero = lcu_int(F->p, 0, F->uloc);
+      flan_emit(F, b, lcu_type_base(LT_BOOL), lcu_prim(F->p, LP_RAND_SEED, 1, &zero, F->uloc));
+      FlBind seed = b->v.v[b->v.n - 1];
+      memmove(b->v.v + 1, b->v.v, sizeof(FlBind) * (size_t)(b->v.n - 1));
+      b->v.v[0] = seed;
+    }
     int n = nc(r);
     LcuFunc *m = lcu_func_add(F->p, "main", d->loc);
     m->body = blk_close(F, F->blk, tuple_of(F, n, r.c));
@@ -1102,6 +1471,10 @@ FlProgram *flan_lower_form(NlEnv *env, NlDecl *d) {
   nz_vec_free(F->gval);
   nz_arena_free(F->a);
   free(F);
+  if (rc == 2) { /* learnt how rand must be lowered here: again (flan_note_draw) */
+    name_counter = start;
+    return flan_lower_form(env, d);
+  }
   return fp;
 }
 

@@ -240,7 +240,6 @@ static int gather_rec(Fl *F, const FlTy *t, int nsrc, FlComp **srcs, int ci, FlC
   LcuProgram *p = F->p;
   NzLoc L = F->uloc;
   switch (t->k) {
-  case FT_FN: return 0;
   case FT_PAIR: {
     int a = gather_rec(F, t->a, nsrc, srcs, ci, sel, src, nout, out);
     return a + gather_rec(F, t->b, nsrc, srcs, ci + a, sel, src, nout, out + a);

@@ -59,7 +59,63 @@ static LcuExpr *scalar_expr(Fl *F, const ScalarPrim *sp, LcuExpr **x) {
     LcuExpr *body = lcu_if(P, wrong, p2(F, LP_ADD, cp(F, rv), cp(F, x[1])), cp(F, rv), L);
     return lcu_let1(P, r, p2(F, LP_MOD, x[0], x[1]), body, L);
   }
+  if (!strcmp(sp->name, "__code_char")) /* the AST interpreter keeps the low 8 bits */
+    return p1(F, LP_I2C, p2(F, LP_AND, x[0], iv(F, 255)));
   return sp->arity == 1 ? p1(F, sp->op, x[0]) : p2(F, sp->op, x[0], x[1]);
+}
+
+/* float -> int (ceil, floor, trunc, round): the AST interpreter's fault when the rounded
+ * value is not an int, "Float %g does not fit in an int.", checked before λcu's own
+ * (whose message differs). Whether it fits, as bounds on the operand (nan fails all):
+ * NULL if sp is not a conversion. */
+static LcuExpr *f2i_ok(Fl *F, const ScalarPrim *sp, LcuExpr *x) {
+  static const struct {
+    const char *name;
+    double lo, hi;
+    bool lo_in, hi_in; /* lo <= x (else lo < x), x <= hi (else x < hi) */
+  } b[] = {
+      {"__floor", -2147483648.0, 2147483648.0, true, false},
+      {"__ceil", -2147483649.0, 2147483647.0, false, true},
+      {"__trunc", -2147483649.0, 2147483648.0, false, false},
+      {"__round", -2147483648.5, 2147483647.5, false, false}, /* halves away from zero */
+  };
+  for (size_t i = 0; i < sizeof b / sizeof *b; i++) {
+    if (strcmp(b[i].name, sp->name)) continue;
+    LcuExpr *lo = p2(F, b[i].lo_in ? LP_GE : LP_GT, x, lcu_float(P, b[i].lo, L));
+    LcuExpr *hi = p2(F, b[i].hi_in ? LP_LE : LP_LT, cp(F, x), lcu_float(P, b[i].hi, L));
+    return p2(F, LP_ANDALSO, lo, hi);
+  }
+  return NULL;
+}
+
+static void f2i_check(Fl *F, const ScalarPrim *sp, FlVal a, NzLoc loc) {
+  static const char msg[] = "Float %g does not fit in an int.";
+  LcuExpr *args[3];
+  LcuExpr *m = lcu_expr_new(P, LE_ARRAY, loc);
+  m->nargs = (int)strlen(msg);
+  m->args = lcu_exprs(P, m->nargs);
+  for (int i = 0; i < m->nargs; i++) m->args[i] = lcu_char(P, (unsigned char)msg[i], loc);
+  if (!a.ctx) {
+    args[0] = flan_v(F, cpu(F, lcu_type_base(LT_BOOL), p1(F, LP_NOT, f2i_ok(F, sp, flan_v(F, a.c[0])))));
+    args[2] = flan_v(F, a.c[0]);
+  } else {
+    /* the first element that does not fit (the interpreter runs them in order) */
+    FlComp n = F->ctx->n;
+    FlKb k;
+    flan_kb_init(&k, F);
+    FlComp bad = flan_kb_map1(&k, n, p1(F, LP_NOT, f2i_ok(F, sp, ix(&k, a.c[0]))), LT_BOOL);
+    flan_kb_init(&k, F);
+    FlComp any = flan_any(&k, n, ix(&k, bad));
+    flan_kb_init(&k, F);
+    FlComp first = flan_kb_fold(&k, LS_REDUCE, n, lcu_if(P, ix(&k, bad), flan_kix(&k), iv(F, INT32_MAX), L),
+                                LR_IMIN, LT_INT);
+    LcuExpr *xv = lcu_if(P, flan_v(F, any), lcu_index(P, flan_v(F, a.c[0]), flan_v(F, first), L),
+                         lcu_float(P, 0.0, L), L);
+    args[0] = flan_v(F, any);
+    args[2] = flan_v(F, cpu(F, lcu_type_base(LT_FLOAT), xv));
+  }
+  args[1] = m;
+  cpu(F, lcu_type_unit(), lcu_prim(P, LP_FAIL_IF_G, 3, args, loc));
 }
 
 /* A fault condition of a scalar primitive, or NULL. */
@@ -85,6 +141,7 @@ static FlVal scalar_prim(Fl *F, const ScalarPrim *sp, FlVal *a, const FlTy *rt, 
   const FlTy *ts[2] = {a[0].t, sp->arity > 1 ? a[1].t : NULL};
   bool lifted = a[0].ctx || (sp->arity > 1 && a[1].ctx);
   const char *msg = NULL;
+  if (sp->op == LP_CEIL || sp->op == LP_FLOOR || sp->op == LP_TRUNC || sp->op == LP_ROUND) f2i_check(F, sp, a[0], loc);
   if (!lifted) {
     LcuExpr *x[2], *y[2];
     for (int i = 0; i < sp->arity; i++) {
@@ -601,9 +658,8 @@ static void lp_hash(Args *A) {
 static void lp_eql(Args *A) { A->out[0] = eql_rec(A->F, A->t[0], A->a[0], A->a[1], A->n); }
 
 /* Stable ranks within segments (rank, rank_down). Ints, chars and bools: a segmented
- * LSD radix sort, one bit per pass (32 passes of a split); floats: for each element,
- * the count of the elements of its segment ordered before it (quadratic in the
- * segment length: README). */
+ * LSD radix sort, one bit per pass (32 passes of a split); floats: the CPU primitive
+ * sort_perm (a comparison sort per segment, n log n). */
 static void lp_rank_dir(Args *A, bool down) {
   Fl *F = A->F;
   FlComp sd = A->a[0][0], x = A->a[0][1];
@@ -611,23 +667,17 @@ static void lp_rank_dir(Args *A, bool down) {
   FlComp tot = total(F, sd);
   FlKb k;
   A->out[0] = sd;
-  if (ek == FT_FLOAT) {
-    /* pairs (i, j) of the same segment: dist each element over its segment */
+  if (ek == FT_FLOAT) { /* sorted by sort_perm (rank_down: of the negated values) */
+    FlComp xs = x;
+    if (down) {
+      flan_kb_init(&k, F);
+      xs = flan_kb_map1(&k, tot, p1(F, LP_NEG, ix(&k, x)), LT_FLOAT);
+    }
+    LcuExpr *sa[2] = {flan_v(F, sd), flan_v(F, xs)};
+    FlComp perm = cpu(F, lcu_type_array(LT_INT), lcu_prim(P, LP_SORT_PERM, 2, sa, L));
     flan_kb_init(&k, F);
-    FlComp lens = flan_kb_map1(&k, tot, seg(&k, LP_SEG_LEN, sd, seg(&k, LP_SEG_OF, sd, flan_kix(&k))), LT_INT);
-    FlComp psd = mksd(F, lens), pt = total(F, psd);
-    flan_kb_init(&k, F);
-    const char *i = flan_fresh(F, "i"), *j = flan_fresh(F, "j");
-    LcuExpr *iv_ = lcu_var(P, i, L), *jv = lcu_var(P, j, L);
-    LcuExpr *xi = at(&k, x, iv_), *xj = at(&k, x, jv);
-    LcuExpr *before = p2(F, LP_ORELSE, p2(F, down ? LP_GT : LP_LT, xj, xi),
-                         p2(F, LP_ANDALSO, p2(F, LP_EQ, cp(F, xj), cp(F, xi)), p2(F, LP_LT, cp(F, jv), cp(F, iv_))));
-    LcuExpr *body = lcu_if(P, before, iv(F, 1), iv(F, 0), L);
-    body = lcu_let1(P, j, p2(F, LP_ADD, seg(&k, LP_SEG_START, sd, seg(&k, LP_SEG_OF, sd, cp(F, iv_))),
-                             p2(F, LP_SUB, flan_kix(&k), seg(&k, LP_SEG_START, psd, seg(&k, LP_SEG_OF, psd, flan_kix(&k))))), body, L);
-    body = lcu_let1(P, i, seg(&k, LP_SEG_OF, psd, flan_kix(&k)), body, L);
-    (void)pt;
-    A->out[1] = flan_kb_fold(&k, LS_SEGREDUCE, psd, body, LR_IADD, LT_INT);
+    LcuExpr *r = p2(F, LP_SUB, flan_kix(&k), seg(&k, LP_SEG_START, sd, seg(&k, LP_SEG_OF, sd, flan_kix(&k))));
+    A->out[1] = flan_kb_permute(&k, tot, r, ix(&k, perm), NULL, LT_INT);
     return;
   }
   /* keys as ints whose unsigned order is the wanted order */
@@ -736,7 +786,6 @@ static const struct {
 /* The one row of a vector as an unlifted value. */
 static int unrow(Fl *F, const FlTy *t, FlComp *c, FlComp *out) {
   switch (t->k) {
-  case FT_FN: return 0;
   case FT_PAIR: {
     int na = unrow(F, t->a, c, out);
     unrow(F, t->b, c + flan_ncomp(t->a, true), out + na);
@@ -785,6 +834,31 @@ static FlVal error_prim(Fl *F, FlVal *a, const FlTy *rt, NzLoc loc) {
   unrow(F, rt, rows, tmp);
   for (int i = 0; i < n; i++)
     if (tys[i]->kind == LT_ARRAY || tys[i]->kind == LT_SEGDES) r.c[i] = tmp[i];
+  return r;
+}
+
+/* rand(v), rand_seed(n): CPU primitives with an effect on the generator's state. Inside
+ * a context every element draws, even with a bound that does not depend on it (as the
+ * AST interpreter): the bounds are lifted and rand_vec draws them in element order. */
+static FlVal rand_prim(Fl *F, bool seed, FlVal *a, const FlTy *rt) {
+  FlVal r = {rt, NULL, flan_comps(F, 1)};
+  LcuPrim op = seed ? LP_RAND_SEED : LP_RAND;
+  if (!F->ctx) {
+    flan_note_draw(F, 0);
+    r.c[0] = cpu(F, lcu_type_base(flan_ty_lcu_base(rt)), p1(F, op, flan_v(F, a[0].c[0])));
+    return r;
+  }
+  r.ctx = F->ctx;
+  if (seed) { /* reseeding per element: only running the elements one by one is right */
+    flan_note_draw(F, 2);
+    FlKb k;
+    flan_kb_init(&k, F);
+    r.c[0] = flan_kb_map1(&k, F->ctx->n, lcu_bool(P, 1, L), LT_BOOL);
+    return r;
+  }
+  flan_note_draw(F, 1);
+  FlVal v = flan_lift(F, a[0], F->ctx);
+  r.c[0] = cpu(F, lcu_type_array(flan_ty_lcu_base(rt)), p1(F, LP_RAND_VEC, flan_v(F, v.c[0])));
   return r;
 }
 
@@ -850,6 +924,11 @@ FlVal flan_prim(Fl *F, const char *name, int nargs, FlVal *args, const FlTy *rt,
       F->uloc = saved;
       return r;
     }
+  if (!strcmp(name, "__rand") || !strcmp(name, "__rand_seed")) {
+    r = rand_prim(F, name[6] == '_', args, rt);
+    F->uloc = saved;
+    return r;
+  }
   if (!strcmp(name, "__error")) {
     r = error_prim(F, args, rt, loc);
     F->uloc = saved;

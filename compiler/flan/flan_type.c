@@ -17,6 +17,7 @@ static const FlTy *intern_fn(FlTyKind k, const FlTy *a, const FlTy *b, int fnid)
   static const char *names[] = {"int", "float", "bool", "char"};
   if (k <= FT_CHAR) nz_buf_puts(&s, names[k]);
   else if (k == FT_SEQ) nz_buf_printf(&s, "[%s]", a->key);
+  else if (k == FT_FN && fnid < 0) nz_buf_puts(&s, "fn#?");
   else if (k == FT_FN) nz_buf_printf(&s, "fn#%d", fnid);
   else nz_buf_printf(&s, "(%s, %s)", a->key, b->key);
   t->key = nz_intern_cstr(s.s);
@@ -33,7 +34,7 @@ int flan_ty_has_fn(const FlTy *t) {
 const FlTy *flan_ty_base(FlTyKind k) { return intern(k, NULL, NULL); }
 const FlTy *flan_ty_seq(const FlTy *a) { return intern(FT_SEQ, a, NULL); }
 const FlTy *flan_ty_pair(const FlTy *a, const FlTy *b) { return intern(FT_PAIR, a, b); }
-int flan_ty_is_base(const FlTy *t) { return t->k <= FT_CHAR; }
+int flan_ty_is_base(const FlTy *t) { return t->k <= FT_CHAR || t->k == FT_FN; }
 
 LcuTypeKind flan_ty_lcu_base(const FlTy *t) {
   switch (t->k) {
@@ -41,6 +42,7 @@ LcuTypeKind flan_ty_lcu_base(const FlTy *t) {
   case FT_FLOAT: return LT_FLOAT;
   case FT_BOOL: return LT_BOOL;
   case FT_CHAR: return LT_CHAR;
+  case FT_FN: return LT_INT; /* its tag */
   default: nz_die("flan: %s is not a base type", t->key);
   }
 }
@@ -55,9 +57,10 @@ const FlTy *flan_ty_of(NlType *t, NlType *const *gvars, const FlTy *const *sub, 
   case TY_CHAR: return flan_ty_base(FT_CHAR);
   case TY_SEQ: {
     const FlTy *a = flan_ty_of(t->a, gvars, sub, nsub);
-    return a && !flan_ty_has_fn(a) ? flan_ty_seq(a) : NULL; /* sequences of functions: not yet */
+    return a ? flan_ty_seq(a) : NULL;
   }
   case TY_FUN: {
+    if (!t->fnid) return flan_ty_fn(-1); /* a datatype field: any function of its type */
     const FlTy *id = t->fnid ? flan_ty_of(t->fnid, gvars, sub, nsub) : NULL;
     return id && id->k == FT_FN ? id : NULL;
   }
@@ -85,7 +88,6 @@ const FlTy *flan_ty_of(NlType *t, NlType *const *gvars, const FlTy *const *sub, 
 
 int flan_ncomp(const FlTy *t, bool vec) {
   switch (t->k) {
-  case FT_FN: return 0;
   case FT_PAIR: return flan_ncomp(t->a, vec) + flan_ncomp(t->b, vec);
   case FT_SEQ: return vec ? 1 + flan_ncomp(t->a, true) : flan_ncomp(t->a, true);
   default: return 1;
@@ -94,7 +96,6 @@ int flan_ncomp(const FlTy *t, bool vec) {
 
 static int comp_types(const FlTy *t, bool vec, const LcuType **out) {
   switch (t->k) {
-  case FT_FN: return 0;
   case FT_PAIR: {
     int n = comp_types(t->a, vec, out);
     return n + comp_types(t->b, vec, out + n);

@@ -17,11 +17,38 @@ static LcuValue arr_value(LcuArray *a) {
   return v;
 }
 
+/* Function values by identity (a function has no components: its type names it). */
+static NZ_VEC(struct FnVal { int fnid; NlVal v; }) fnvals;
+
+void flan_fn_register(int fnid, NlVal v) {
+  for (int i = 0; i < fnvals.n; i++)
+    if (fnvals.v[i].fnid == fnid) {
+      fnvals.v[i].v = v;
+      return;
+    }
+  struct FnVal x = {fnid, v};
+  nz_vec_push(fnvals, x);
+}
+
+static NlVal fn_value(int fnid) {
+  for (int i = 0; i < fnvals.n; i++)
+    if (fnvals.v[i].fnid == fnid) return fnvals.v[i].v;
+  nz_die("flan: a function value of identity %d was not registered", fnid);
+}
+
+/* A named function's tag: its identity. */
+static int32_t fn_tag(NlVal v, const FlTy *t) {
+  if (t->fnid >= 0) return t->fnid;
+  for (int i = 0; i < fnvals.n; i++)
+    if (fnvals.v[i].v.fn == v.fn) return fnvals.v[i].fnid;
+  nz_die("flan: a function value that was not registered");
+}
+
 static void vec_to_lcu(const NlVal *xs, int n, const FlTy *e, LcuValue *out);
 
 static int to_lcu(NlVal v, const FlTy *t, LcuValue *out) {
   switch (t->k) {
-  case FT_FN: return 0;
+  case FT_FN: out[0] = lcu_value_int(fn_tag(v, t)); return 1;
   case FT_INT: out[0] = lcu_value_int(v.i); return 1;
   case FT_FLOAT: out[0] = lcu_value_float(v.k == V_FLOAT ? v.f : v.i); return 1;
   case FT_BOOL: out[0] = lcu_value_bool(v.i); return 1;
@@ -78,6 +105,7 @@ static void vec_to_lcu(const NlVal *xs, int n, const FlTy *e, LcuValue *out) {
       NlVal x = xs[i];
       switch (e->k) {
       case FT_INT: a->d.i[i] = x.i; break;
+      case FT_FN: a->d.i[i] = fn_tag(x, e); break;
       case FT_FLOAT: a->d.f[i] = x.k == V_FLOAT ? x.f : x.i; break;
       default: a->d.b[i] = (unsigned char)x.i; break;
       }
@@ -129,6 +157,10 @@ static void vec_from(const LcuValue *comps, const FlTy *e, int64_t start, int64_
     const LcuArray *a = comps[0].u.arr;
     for (int64_t i = 0; i < count; i++) {
       LcuValue c = {0};
+      if (e->k == FT_FN) {
+        out[i] = fn_value(e->fnid >= 0 ? e->fnid : a->d.i[start + i]);
+        continue;
+      }
       switch (e->k) {
       case FT_INT: c.u.i = a->d.i[start + i]; break;
       case FT_FLOAT: c.u.f = a->d.f[start + i]; break;
@@ -148,6 +180,7 @@ static int64_t rows(const LcuValue *comps) {
 
 NlVal flan_value_from_lcu(const LcuValue *comps, const FlTy *t) {
   switch (t->k) {
+  case FT_FN: return fn_value(t->fnid >= 0 ? t->fnid : comps[0].u.i);
   case FT_PAIR: {
     NlVal a = flan_value_from_lcu(comps, t->a);
     NlVal b = flan_value_from_lcu(comps + flan_ncomp(t->a, false), t->b);

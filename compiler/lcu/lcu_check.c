@@ -177,7 +177,7 @@ static void check_distinct(Ck *ck, const LcuBinder *bs, int n, const char *what)
 // clang-format off
 /* Operand classes of lcu_prims.def. */
 typedef enum {
-  K_NUM, K_INT, K_FLOAT, K_BOOL, K_CHAR, K_ORD, K_EQ, K_BOOLINT, K_SEGDES, K_LEN, K_INTARR, K_CHARARR, K_ANY, K_FLOATARR, K_BOOLARR, K_SEGTEXT
+  K_NUM, K_INT, K_FLOAT, K_BOOL, K_CHAR, K_ORD, K_EQ, K_BOOLINT, K_SEGDES, K_LEN, K_INTARR, K_CHARARR, K_ANY, K_FLOATARR, K_BOOLARR, K_SEGTEXT, K_NUMARR
 } Kls;
 /* Result: R_OP is the operand type (the one recorded in opty). */
 typedef enum { R_OP, R_BOOL, R_INT, R_FLOAT, R_CHAR, R_UNIT, R_SEGDES, R_INTARR, R_SEGTEXT, R_FLOATS_FLAGS, R_IO, R_OP_FLAGS } Res;
@@ -231,6 +231,12 @@ static Sig prim_sig(LcuPrim p) {
   case LP_READ_FILE: case LP_GETENV: SIG(K_CHARARR, 0, 0, 1, R_IO); break;
   case LP_SHELL: SIG(K_CHARARR, K_CHARARR, 0, 1, R_IO); break;
   case LP_SPAWN: SIG(K_CHARARR, K_INTARR, 0, 1, R_IO); break;
+  case LP_RAND: SIG(K_NUM, 0, 0, 1, R_OP); break;
+  case LP_RAND_VEC: SIG(K_NUMARR, 0, 0, 1, R_OP); break;
+  case LP_RAND_SEED: SIG(K_INT, 0, 0, 1, R_BOOL); break;
+  case LP_TIMER: SIG(0, 0, 0, 0, R_FLOAT); break;
+  case LP_FAIL_IF_G: SIG(K_BOOL, K_CHARARR, K_FLOAT, 1, R_UNIT); break;
+  case LP_SORT_PERM: SIG(K_SEGDES, K_FLOATARR, 0, 1, R_INTARR); break;
   case LP__COUNT: nz_die("prim_sig: LP__COUNT is not a primitive");
   }
 #undef SIG
@@ -257,6 +263,7 @@ static int in_class(Kls k, const LcuType *t) {
   case K_BOOLARR: return t == lcu_type_array(LT_BOOL);
   case K_SEGTEXT: return t->kind == LT_TUPLE && t->n == 2 && t->elems[0]->kind == LT_SEGDES &&
                          t->elems[1] == lcu_type_array(LT_CHAR);
+  case K_NUMARR: return t == lcu_type_array(LT_INT) || t == lcu_type_array(LT_FLOAT);
   }
   return 0;
 }
@@ -279,6 +286,7 @@ static const char *class_name(Kls k) {
       [K_FLOATARR] = "[float]",
       [K_BOOLARR] = "[bool]",
       [K_SEGTEXT] = "(segdes, [char])",
+      [K_NUMARR] = "[int] or [float]",
   };
   return names[k];
 }
@@ -326,6 +334,7 @@ static const LcuType *check_prim(Ck *ck, LcuExpr *e, const LcuType **at) {
       ok = 0;
     }
   }
+  if (ok && !op && e->nargs == 0) op = lcu_type_unit(); /* timer(): no operand */
   e->opty = ok ? op : NULL;
   switch (s.res) {
   case R_OP: return ok ? op : NULL;

@@ -956,6 +956,64 @@ NOINLINE static LcuValue prim_fail_if(Interp *I, const LcuExpr *e, Frame *f) {
   return lcu_value_tuple(0, NULL);
 }
 
+/* rand, rand_vec, rand_seed, timer: the generator of compiler/common/rand.c (the AST
+ * interpreter's), its state global, draws in index order. */
+NOINLINE static LcuValue prim_rand(Interp *I, const LcuExpr *e, Frame *f) {
+  LcuValue v = eval(I, e->args[0], f);
+  switch (e->prim) {
+  case LP_RAND_SEED: nz_rand_seed(v.u.i); return lcu_value_bool(1);
+  case LP_RAND:
+    if (v.kind == LT_FLOAT ? !(v.u.f > 0) : v.u.i <= 0) fault(I, e->loc, "Rand only works with positive numbers.");
+    return v.kind == LT_FLOAT ? lcu_value_float(nz_rand_float(v.u.f)) : lcu_value_int(nz_rand_int(v.u.i));
+  default: break;
+  }
+  temp_push(I, v);
+  const LcuArray *a = v.u.arr;
+  LcuArray *r = lcu_array_new(a->elem, a->len);
+  for (int64_t j = 0; j < a->len; j++) {
+    if (a->elem == LT_FLOAT ? !(a->d.f[j] > 0) : a->d.i[j] <= 0) {
+      lcu_value_release(array_value(r));
+      fault(I, e->loc, "Rand only works with positive numbers.");
+    }
+    if (a->elem == LT_FLOAT) r->d.f[j] = nz_rand_float(a->d.f[j]);
+    else r->d.i[j] = nz_rand_int(a->d.i[j]);
+  }
+  lcu_value_release(temp_pop(I));
+  return array_value(r);
+}
+
+NOINLINE static LcuValue prim_fail_if_g(Interp *I, const LcuExpr *e, Frame *f) {
+  LcuValue c = eval(I, e->args[0], f);
+  LcuValue m = eval(I, e->args[1], f);
+  temp_push(I, m);
+  LcuValue x = eval(I, e->args[2], f);
+  if (c.u.b) {
+    NzBuf b = {0};
+    nz_msg_g(&b, (const char *)m.u.arr->d.b, (size_t)m.u.arr->len, x.u.f);
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", b.s ? b.s : "");
+    nz_buf_free(&b);
+    fault(I, e->loc, "%s", msg);
+  }
+  lcu_value_release(temp_pop(I));
+  return lcu_value_tuple(0, NULL);
+}
+
+NOINLINE static LcuValue prim_sort_perm(Interp *I, const LcuExpr *e, Frame *f) {
+  LcuValue sd = eval(I, e->args[0], f);
+  temp_push(I, sd);
+  LcuValue x = eval(I, e->args[1], f);
+  temp_push(I, x);
+  if (x.u.arr->len != sd.u.sd->total)
+    fault(I, e->loc, "sort_perm: %lld elements for a segdes of %lld", (long long)x.u.arr->len,
+          (long long)sd.u.sd->total);
+  LcuArray *r = lcu_array_new(LT_INT, x.u.arr->len);
+  nz_sort_perm(sd.u.sd->starts, sd.u.sd->nsegs, x.u.arr->d.f, r->d.i);
+  lcu_value_release(temp_pop(I));
+  lcu_value_release(temp_pop(I));
+  return array_value(r);
+}
+
 NOINLINE static LcuValue prim_make_segdes(Interp *I, const LcuExpr *e, Frame *f) {
   LcuValue v = eval(I, e->args[0], f);
   temp_push(I, v);
@@ -1102,6 +1160,8 @@ static LcuValue eval(Interp *I, const LcuExpr *e, Frame *f) {
       }
       case LP_PRINT: return prim_print(I, e, f);
       case LP_FAIL_IF: return prim_fail_if(I, e, f);
+      case LP_FAIL_IF_G: return prim_fail_if_g(I, e, f);
+      case LP_SORT_PERM: return prim_sort_perm(I, e, f);
       case LP_SHOW: return prim_show(I, e, f);
       case LP_FORMAT: return prim_format(I, e, f);
       case LP_FLOAT_TEXT: return prim_float_text(I, e, f);
@@ -1113,6 +1173,10 @@ static LcuValue eval(Interp *I, const LcuExpr *e, Frame *f) {
       case LP_MAKE_SEGDES: return prim_make_segdes(I, e, f);
       case LP_SEG_LENGTHS: return prim_seg_lengths(I, e, f);
       case LP_SELECT: return prim_select(I, e, f);
+      case LP_RAND:
+      case LP_RAND_VEC:
+      case LP_RAND_SEED: return prim_rand(I, e, f);
+      case LP_TIMER: return lcu_value_float(nz_now());
       default: return prim_generic(I, e, f);
       }
     case LE_IF: e = e->args[eval(I, e->args[0], f).u.b ? 1 : 2]; continue;

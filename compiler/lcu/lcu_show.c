@@ -17,7 +17,7 @@ typedef struct {
 /* The end of the type descriptor at d; NULL if malformed. */
 static const char *desc_end(const char *d) {
   switch (*d) {
-  case 'i': case 'f': case 'b': case 'c': case 'n': return d + 1;
+  case 'i': case 'f': case 'b': case 'c': case 'n': case 'N': return d + 1;
   case '[': return desc_end(d + 1);
   case '(': {
     const char *a = desc_end(d + 1);
@@ -32,7 +32,7 @@ static const char *desc_end(const char *d) {
 }
 
 static LcuTypeKind base_kind(char c) {
-  return c == 'i' ? LT_INT : c == 'f' ? LT_FLOAT : c == 'b' ? LT_BOOL : LT_CHAR;
+  return c == 'i' || c == 'N' ? LT_INT : c == 'f' ? LT_FLOAT : c == 'b' ? LT_BOOL : LT_CHAR;
 }
 
 /* Checks that c[*k..] holds the components of a value (vec = 0) or of a vector of
@@ -41,7 +41,7 @@ static LcuTypeKind base_kind(char c) {
 static int valid(const char *d, const LcuValue *c, int n, int *k, int vec, int64_t *rows) {
   *rows = -1;
   switch (*d) {
-  case 'i': case 'f': case 'b': case 'c':
+  case 'i': case 'f': case 'b': case 'c': case 'N':
     if (*k >= n) return -1;
     if (!vec) return c[(*k)++].kind == base_kind(*d) ? 0 : -1;
     if (c[*k].kind != LT_ARRAY || c[*k].u.arr->elem != base_kind(*d)) return -1;
@@ -141,7 +141,8 @@ static void show_val(Show *s, const char *d, const LcuValue *c, int vec, int64_t
   case 'f': nz_float_print(s->b, vec ? c->u.arr->d.f[i] : c->u.f, 15); return;
   case 'b': nz_buf_puts(s->b, (vec ? c->u.arr->d.b[i] : c->u.b) ? "T" : "F"); return;
   case 'c': nz_buf_printf(s->b, "`%c", (char)(vec ? c->u.arr->d.b[i] : c->u.c)); return;
-  case 'n': nz_buf_puts(s->b, "fn"); return;
+  case 'n':
+  case 'N': nz_buf_puts(s->b, "fn"); return;
   case '[':
     if (vec) show_seq(s, d + 1, c + 1, c->u.sd->starts[i], c->u.sd->lens[i]);
     else show_seq(s, d + 1, c, 0, vrows(d + 1, c));

@@ -120,24 +120,19 @@ static NlVal p_round(NlVal *a) { return vint(f2i(round(A0.f))); }
 static NlVal p_code_char(NlVal *a) { return vchar(A0.i); }
 static NlVal p_char_code(NlVal *a) { return vint(A0.i); }
 
-/* rand: a 64-bit LCG, reseeded before every top-level form (as the reference does). */
-static uint64_t rng_state;
-static const uint64_t RNG_SEED = 0x2545F4914F6CDD1DULL;
-void nesl_prims_reseed(void) { rng_state = RNG_SEED; }
-static uint32_t rng_next(void) {
-  rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
-  return (uint32_t)(rng_state >> 33);
-}
+/* rand: compiler/common/rand.c (shared with the λcu interpreter and the runtime),
+ * reseeded before every top-level form (as the reference does). */
+void nesl_prims_reseed(void) { nz_rand_seed(0); }
 static NlVal p_rand(NlVal *a) {
   if (A0.k == V_FLOAT) {
     if (!(A0.f > 0)) nesl_rt_error("Rand only works with positive numbers.");
-    return vfloat(A0.f * ((double)(rng_next() & ((1u << 30) - 1)) / (double)(1u << 30)));
+    return vfloat(nz_rand_float(A0.f));
   }
   if (A0.i <= 0) nesl_rt_error("Rand only works with positive numbers.");
-  return vint((int32_t)(rng_next() % (uint32_t)A0.i));
+  return vint(nz_rand_int(A0.i));
 }
 static NlVal p_rand_seed(NlVal *a) {
-  rng_state = RNG_SEED ^ (uint64_t)(uint32_t)A0.i * 0x9E3779B97F4A7C15ULL;
+  nz_rand_seed(A0.i);
   return vbool(true);
 }
 

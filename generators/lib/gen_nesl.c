@@ -519,7 +519,15 @@ static bool ex_int(G *g, int d) {
       P(g, ", 64))");
     }
     return true;
-  case 15: call1(g, chance(g, 50) ? "abs" : "negate", &T_INT, d - 1); return true;
+  case 15:
+    if (chance(g, 25)) { /* rand: the order of draws (inside apply-to-each too) */
+      P(g, "rand(1 + abs(rem(");
+      ex(g, &T_INT, d - 1);
+      P(g, ", 50)))");
+      return true;
+    }
+    call1(g, chance(g, 50) ? "abs" : "negate", &T_INT, d - 1);
+    return true;
   default: {
     static const char *lg[] = {"any", "all", "parity"};
     const char *x = fresh(g, "e");
@@ -1034,7 +1042,13 @@ static bool ex_seq(G *g, const NTy *t, int d) {
   case 16: {
     const char *v = fresh(g, "v");
     open_let(g, v, t, d - 1);
-    PF(g, "interleave(%s, reverse(%s)))", v, v);
+    if (a->k == NT_INT && chance(g, 50)) { /* a sequence of closures, called in another order */
+      const char *fn = fresh(g, "fn"), *x = fresh(g, "x"), *y = fresh(g, "y"), *e = fresh(g, "e");
+      PF(g, "{%s(%s) : %s in {(%s => %s * %d + %s) : %s in %s}; %s in reverse(%s)})", fn, x, fn, y, y,
+         rnd(g, 5) - 2, e, e, v, x, v);
+    } else {
+      PF(g, "interleave(%s, reverse(%s)))", v, v);
+    }
     pop_to(g, mark);
     return true;
   }

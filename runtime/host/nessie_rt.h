@@ -237,8 +237,18 @@ static inline int32_t rt_fhash(double x) {
 
 /* CPU-only primitives (rt_io.c). The argument is borrowed. */
 void rt_fail_message(const RtArr *msg, int loc); /* fail_if: the fault's text is msg */
+void rt_fail_message_g(const RtArr *msg, double x, int loc); /* fail_if_g: msg's %g is x */
 RtSeg *rt_make_segdes(const RtArr *lens, int loc);
 RtArr *rt_seg_lengths(const RtSeg *s);
+/* rand, rand_vec, rand_seed, timer (NESL's generator, compiler/common/rand.c; one
+ * global state, draws in index order; a bound <= 0 is a fault at loc). */
+int32_t rt_rand_int(int32_t v, int loc);
+double rt_rand_float(double v, int loc);
+RtArr *rt_rand_vec(const RtArr *bounds, int loc);
+uint8_t rt_rand_seed(int32_t n);
+double rt_timer(void);
+/* sort_perm(sd, xs): per segment, the stable sorting permutation of xs (borrowed). */
+RtArr *rt_sort_perm(const RtSeg *sd, const RtArr *xs, int loc);
 /* print(v): `type` is the λcu type text of v ("(int, [float])"), cells its
  * components; prints the value and a newline like the interpreter. */
 void rt_print(const char *type, const RtCell *cells);

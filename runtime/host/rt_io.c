@@ -316,10 +316,54 @@ void rt_fail_message(const RtArr *msg, int loc) {
   rt_fault(-1, loc, "%.*s", (int)msg->len, (const char *)msg->d);
 }
 
+void rt_fail_message_g(const RtArr *msg, double x, int loc) {
+  NzBuf b = {0};
+  nz_msg_g(&b, (const char *)msg->d, (size_t)msg->len, x);
+  rt_fault(-1, loc, "%s", b.s ? b.s : "");
+  nz_buf_free(&b);
+}
+
 RtArr *rt_seg_lengths(const RtSeg *s) {
   RtArr *a = rt_arr_new(RT_INT, s->nsegs);
   if (s->nsegs) memcpy(a->d, s->lens, sizeof(int32_t) * (size_t)s->nsegs);
   return a;
+}
+
+/* rand and timer: the generator is the compilers' (compiler/common/rand.c). */
+static const char RAND_BAD[] = "Rand only works with positive numbers.";
+
+int32_t rt_rand_int(int32_t v, int loc) {
+  if (v <= 0) rt_fault(-1, loc, "%s", RAND_BAD);
+  return nz_rand_int(v);
+}
+
+double rt_rand_float(double v, int loc) {
+  if (!(v > 0)) rt_fault(-1, loc, "%s", RAND_BAD);
+  return nz_rand_float(v);
+}
+
+RtArr *rt_rand_vec(const RtArr *bounds, int loc) {
+  RtArr *r = rt_arr_new(bounds->elem, bounds->len);
+  for (int64_t j = 0; j < bounds->len; j++) {
+    if (bounds->elem == RT_FLOAT) ((double *)r->d)[j] = rt_rand_float(((const double *)bounds->d)[j], loc);
+    else ((int32_t *)r->d)[j] = rt_rand_int(((const int32_t *)bounds->d)[j], loc);
+  }
+  return r;
+}
+
+uint8_t rt_rand_seed(int32_t n) {
+  nz_rand_seed(n);
+  return 1;
+}
+
+double rt_timer(void) { return nz_now(); }
+
+RtArr *rt_sort_perm(const RtSeg *sd, const RtArr *xs, int loc) {
+  if (xs->len != sd->total)
+    rt_fault(-1, loc, "sort_perm: %lld elements for a segdes of %lld", (long long)xs->len, (long long)sd->total);
+  RtArr *r = rt_arr_new(RT_INT, xs->len);
+  nz_sort_perm(sd->starts, sd->nsegs, (const double *)xs->d, (int32_t *)r->d);
+  return r;
 }
 
 /* ------------------------------------------------------------- rt_main */
