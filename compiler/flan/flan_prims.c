@@ -80,6 +80,13 @@ static LcuExpr *scalar_bad(Fl *F, const ScalarPrim *sp, LcuExpr **x, const FlTy 
   return NULL;
 }
 
+/* The divisor of an integer div, rem or mod whose check is deferred: 1 where it is 0,
+ * so that the code does not fault before the check reports (flan_defer.c). */
+static void safe_divisor(Fl *F, const ScalarPrim *sp, const FlTy **ts, LcuExpr **x) {
+  if (sp->op != LP_MOD && !(sp->op == LP_DIV && ts[1]->k != FT_FLOAT)) return;
+  x[1] = lcu_if(P, p2(F, LP_EQ, x[1], iv(F, 0)), iv(F, 1), cp(F, x[1]), L);
+}
+
 static FlVal scalar_prim(Fl *F, const ScalarPrim *sp, FlVal *a, const FlTy *rt, NzLoc loc) {
   FlVal r = {rt, NULL, flan_comps(F, 1)};
   const FlTy *ts[2] = {a[0].t, sp->arity > 1 ? a[1].t : NULL};
@@ -92,8 +99,13 @@ static FlVal scalar_prim(Fl *F, const ScalarPrim *sp, FlVal *a, const FlTy *rt, 
       y[i] = flan_v(F, a[i].c[0]);
     }
     LcuExpr *bad = scalar_bad(F, sp, y, ts, &msg);
-    if (bad) flan_check(F, cpu(F, lcu_type_base(LT_BOOL), bad), msg, loc);
+    if (bad) {
+      flan_check_defer(F, cpu(F, lcu_type_base(LT_BOOL), bad), msg, loc);
+      safe_divisor(F, sp, ts, x);
+    }
+    F->defer_safe = bad != NULL;
     r.c[0] = cpu(F, lcu_type_base(flan_ty_lcu_base(rt)), scalar_expr(F, sp, x));
+    F->defer_safe = false;
     return r;
   }
   FlCtx *C = F->ctx;
@@ -103,11 +115,14 @@ static FlVal scalar_prim(Fl *F, const ScalarPrim *sp, FlVal *a, const FlTy *rt, 
   flan_kb_init(&k, F);
   for (int i = 0; i < sp->arity; i++) y[i] = a[i].ctx ? ix(&k, a[i].c[0]) : flan_kc(&k, a[i].c[0]);
   LcuExpr *bad = scalar_bad(F, sp, y, ts, &msg);
-  if (bad) flan_check(F, flan_any(&k, C->n, bad), msg, loc);
+  if (bad) flan_check_defer(F, flan_any(&k, C->n, bad), msg, loc);
   else flan_kb_free(&k);
   flan_kb_init(&k, F);
   for (int i = 0; i < sp->arity; i++) x[i] = a[i].ctx ? ix(&k, a[i].c[0]) : flan_kc(&k, a[i].c[0]);
+  if (bad) safe_divisor(F, sp, ts, x);
+  F->defer_safe = bad != NULL;
   r.c[0] = flan_kb_map1(&k, C->n, scalar_expr(F, sp, x), flan_ty_lcu_base(rt));
+  F->defer_safe = false;
   return r;
 }
 
