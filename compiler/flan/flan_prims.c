@@ -772,10 +772,13 @@ static void lp_rank_dir(Args *A, bool down) {
     rec->args = lcu_exprs(P, 5);
     memcpy(rec->args, a, sizeof a);
     LcuExpr *els = rec;
+    flan_defer_flush(F, blk);
     for (int i = blk->v.n - 1; i >= 0; i--) els = lcu_let(P, blk->v.v[i].n, blk->v.v[i].b, blk->v.v[i].rhs, els, L);
     fn->body = lcu_if(P, p2(F, LP_EQ, flan_v(F, b), iv(F, 32)), flan_v(F, porig), els, L);
   }
   nz_vec_free(blk->v);
+  nz_vec_free(blk->defer);
+  nz_vec_free(blk->taint);
   free(blk);
   F->blk = saved_blk;
   {
