@@ -19,7 +19,8 @@ static const char *usage_text =
     "kernels/arrays/traversals before and after fusion, the cost model's objective,\n"
     "the scheduler's status and time, and ILP statistics.\n"
     "INPUT: a .lcu file, or a generator spec gen:kernels=40,chain=4,seed=7\n"
-    "       (keys: nessie-gen --help). .nesl programs join when the front end lowers to λcu.\n"
+    "       (keys: nessie-gen --help), or a .nesl program (its λcu program: every\n"
+    "       runnable form, as `nessie emit PROG.nesl --stage=lcu` writes it)\n"
     "  --scheduler=S[,S...]   strategies (listed below)\n"
     "                         (default ilp; every ilp* runs once per --solver)\n"
     "  --solver=glpk|cbc[,..] ILP solver(s) (default glpk)\n"
@@ -83,6 +84,58 @@ static void safe_name(char *out, size_t n, const char *in) {
   out[i] = 0;
 }
 
+/* The λcu program of a NESL file: `nessie emit FILE --stage=lcu` (the whole file, its
+ * forms joined; the nessie next to this binary), or NULL after its message. */
+static char *nesl_to_lcu(const char *input) {
+  char self[4096];
+  ssize_t len = readlink("/proc/self/exe", self, sizeof self - 16);
+  if (len <= 0) len = 0;
+  self[len] = 0;
+  char *slash = strrchr(self, '/');
+  if (slash) strcpy(slash + 1, "nessie");
+  else strcpy(self, "nessie");
+  int fd[2];
+  if (pipe(fd) != 0) {
+    fprintf(stderr, "nessie-bench: %s: pipe: %s\n", input, strerror(errno));
+    return NULL;
+  }
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0) {
+    fprintf(stderr, "nessie-bench: %s: fork: %s\n", input, strerror(errno));
+    close(fd[0]);
+    close(fd[1]);
+    return NULL;
+  }
+  if (pid == 0) {
+    dup2(fd[1], 1);
+    close(fd[0]);
+    close(fd[1]);
+    execl(self, self, "emit", input, "--stage=lcu", (char *)NULL);
+    fprintf(stderr, "nessie-bench: cannot run %s: %s\n", self, strerror(errno));
+    _exit(3);
+  }
+  close(fd[1]);
+  NzBuf b = {0};
+  char chunk[65536];
+  ssize_t r;
+  while ((r = read(fd[0], chunk, sizeof chunk)) != 0) {
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) break;
+    nz_buf_printf(&b, "%.*s", (int)r, chunk);
+  }
+  close(fd[0]);
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+    fprintf(stderr, "nessie-bench: %s: `nessie emit --stage=lcu` failed (its message above)\n", input);
+    nz_buf_free(&b);
+    return NULL;
+  }
+  return b.s ? b.s : strdup("");
+}
+
 /* Loads an input as a checked program, or prints why not and returns NULL. */
 static LcuProgram *load(const char *input, NzSource **src) {
   *src = NULL;
@@ -105,11 +158,13 @@ static LcuProgram *load(const char *input, NzSource **src) {
   }
   size_t n = strlen(input);
   if (n > 5 && !strcmp(input + n - 5, ".nesl")) {
-    fprintf(stderr, "nessie-bench: %s: NESL programs are not lowered to λcu yet; give .lcu files or gen: specs\n",
-            input);
-    return NULL;
+    char *text = nesl_to_lcu(input);
+    if (!text) return NULL;
+    *src = nz_source_from_string(input, text);
+    free(text);
+  } else {
+    *src = nz_source_read(input);
   }
-  *src = nz_source_read(input);
   if (!*src) return NULL;
   LcuProgram *p = lcu_parse(*src);
   if (p && lcu_check(p) != 0) {

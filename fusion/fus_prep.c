@@ -401,6 +401,99 @@ static void lift_chain(Prep *pp, LcuExpr **slot) {
   fus_names_free(defs);
 }
 
+/* ------------------------------------------ 5. hoist pure CPU barriers */
+
+/* A barrier that only builds data on the CPU (an array literal, make_segdes,
+ * seg_lengths: no call, no kernel, no effect, no control flow). */
+static int pure_cpu(const LcuExpr *e) {
+  switch (e->kind) {
+  case LE_CALL:
+  case LE_RUN:
+  case LE_IF:
+  case LE_LET:
+    return 0;
+  case LE_PRIM:
+    if (lcu_prim_info(e->prim)->flags & LPF_EFFECT) return 0;
+    break;
+  default:
+    break;
+  }
+  for (int i = 0; i < e->nargs; i++)
+    if (!pure_cpu(e->args[i])) return 0;
+  return 1;
+}
+
+static void hoist_chain(LcuExpr **slot);
+
+static void hoist_expr(LcuExpr **slot) {
+  LcuExpr *e = *slot;
+  if (e->kind == LE_LET || e->kind == LE_IF) {
+    hoist_chain(slot);
+    return;
+  }
+  for (int i = 0; i < e->nargs; i++) hoist_expr(&e->args[i]);
+}
+
+static int binds_any(const LcuExpr *let, const char **names, int n) {
+  for (int b = 0; b < let->nbinds; b++)
+    for (int i = 0; i < n; i++)
+      if (let->binds[b].name == names[i]) return 1;
+  return 0;
+}
+
+/* A pure CPU barrier moves up the open region, to just after the last let that
+ * binds what it reads (or the region's start): the kernels it passes join the
+ * region after it. `k1; n = #x; [x]; k2` is `n = #x; [x]; k1; k2`, one region
+ * (flattened code builds one-row segment descriptors between kernels). It never
+ * passes a barrier, so effects, calls and checks keep their order. */
+static void hoist_chain(LcuExpr **slot) {
+  LcuExpr **head = NULL; /* the open region's first let */
+  for (;;) {
+    LcuExpr *e = *slot;
+    if (e->kind == LE_IF) {
+      hoist_expr(&e->args[0]);
+      hoist_chain(&e->args[1]);
+      hoist_chain(&e->args[2]);
+      break;
+    }
+    if (e->kind != LE_LET) {
+      hoist_expr(slot);
+      break;
+    }
+    if (fus_lcu_let_kind(e) != FUS_LET_BARRIER) {
+      if (!head) head = slot;
+      slot = &e->args[1];
+      continue;
+    }
+    if (head && pure_cpu(e->args[0])) {
+      const char **fv;
+      int nfv = fus_free_vars(e->args[0], &fv);
+      LcuExpr **to = head; /* after the last let that binds one of fv */
+      int passes = 0;      /* kernel runs between `to` and e */
+      for (LcuExpr **q = head; q != slot; q = &(*q)->args[1]) {
+        if (binds_any(*q, fv, nfv)) {
+          to = &(*q)->args[1];
+          passes = 0;
+        } else if ((*q)->args[0]->kind == LE_RUN) {
+          passes = 1;
+        }
+      }
+      free(fv);
+      if (passes) {
+        *slot = e->args[1];
+        e->args[1] = *to;
+        *to = e;
+        /* the region goes on after e; lets above e that run kernels stay a region */
+        head = &e->args[1];
+        continue; /* *slot is the let after e */
+      }
+    }
+    hoist_expr(&e->args[0]);
+    head = NULL;
+    slot = &e->args[1];
+  }
+}
+
 /* ------------------------------------------------------------- driver */
 
 int fus_lcu_prepare(LcuProgram *p) {
@@ -426,6 +519,10 @@ int fus_lcu_prepare(LcuProgram *p) {
       free(m.done.v[i]);
     }
     nz_vec_free(m.done);
+    errs = lcu_check(p);
+  }
+  if (!errs) {
+    for (int f = 0; f < p->nfuncs; f++) hoist_chain(&p->funcs[f]->body);
     errs = lcu_check(p);
   }
   if (!errs) {

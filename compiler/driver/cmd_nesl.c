@@ -344,6 +344,16 @@ static void emit_program(Job *j) {
 
 static int process_source(Job *j, NzSource *src);
 
+/* emit --compile-time: seconds spent evaluating forms with the AST interpreter (emit
+ * evaluates each form, since later forms' functions read its value as a literal). */
+static double eval_seconds;
+static int eval_timed(NlEnv *env, NlDecl *d) {
+  double t0 = nz_now();
+  int ok = nesl_eval_decl(env, d, false);
+  eval_seconds += nz_now() - t0;
+  return ok;
+}
+
 /* Evaluates d with the AST interpreter with nothing printed: the compiled path needs the
  * top-level values that functions read (flattening makes them literals). */
 static int eval_quiet(NlEnv *env, NlDecl *d) {
@@ -479,9 +489,9 @@ static int process_source(Job *j, NzSource *src) {
       if (d->k == D_BIND || d->k == D_EXPR) {
         emit_lcu(j, d);
         if (j->rc) ok = 0;
-        else if (!nesl_eval_decl(j->env, d, false)) ok = 0; /* later forms read its value */
+        else if (!eval_timed(j->env, d)) ok = 0; /* later forms read its value */
       } else if (d->k == D_FUN || d->k == D_DATA) {
-        ok = nesl_eval_decl(j->env, d, false);
+        ok = eval_timed(j->env, d);
       }
     } else if (j->emit) {
       NzBuf b = {0};
@@ -565,7 +575,9 @@ static void usage(FILE *f) {
   fputs("usage: nessie check PROG.nesl\n"
         "       nessie run PROG.nesl [-e EXPR] [--interp=ast|lcu] [--check]\n"
         "                  [--scheduler=S [--solver=glpk|cbc] [--time-limit=SEC]]\n"
-        "       nessie emit PROG.nesl --stage=ast|lcu|fused [--scheduler=S] [--show]\n"
+        "       nessie emit PROG.nesl --stage=ast|lcu|fused [--scheduler=S] [--show] [--compile-time]\n"
+        "  (--compile-time: on stderr, the time from start to the printed program less the\n"
+        "   AST evaluation of the forms: front end, flattening, fusion)\n"
         "  (--show: main prints each form's line as `nessie run` does, the program nessie build\n"
         "   compiles; else it returns every form's value)\n",
         f);
@@ -601,6 +613,7 @@ int drv_nesl_compile(const char *path, const char *expr, int defer, int (*use)(L
 int drv_cmd_nesl(int argc, char **argv) {
   const char *cmd = argv[0];
   Job j = {0};
+  bool compile_time = false;
   j.run = !strcmp(cmd, "run");
   j.emit = !strcmp(cmd, "emit");
   j.stage = "ast";
@@ -631,6 +644,10 @@ int drv_cmd_nesl(int argc, char **argv) {
     if (!strcmp(a, "--check") && (j.run || j.emit)) continue; /* λcu is always checked */
     if (!strcmp(a, "--show") && j.emit) {
       j.show = true;
+      continue;
+    }
+    if (!strcmp(a, "--compile-time") && j.emit) {
+      compile_time = true;
       continue;
     }
     if (!strcmp(a, "--stats") && j.run) {
@@ -677,7 +694,11 @@ int drv_cmd_nesl(int argc, char **argv) {
     fprintf(stderr, "nessie emit: --show is for --stage=lcu|fused\n");
     return NZ_EXIT_USAGE;
   }
+  double t0 = nz_now();
   int rc = run_job(&j);
+  if (compile_time)
+    fprintf(stderr, "compile time: %.1f ms (front end, flattening, fusion; AST evaluation of the forms, %.1f ms, excluded)\n",
+            (nz_now() - t0 - eval_seconds) * 1e3, eval_seconds * 1e3);
   if (j.stats)
     fprintf(stderr, "lcu stats: %lld SOAC applications, %lld elements\n", (long long)lcu_stats.soacs,
             (long long)lcu_stats.elements);

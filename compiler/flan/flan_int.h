@@ -27,6 +27,10 @@ typedef struct {
 } FlBind;
 typedef struct {
   NZ_VEC(FlBind) v;
+  /* deferred checks (flan_defer.c): fail_ifs that run at the end of the stretch of
+   * fusable lets they are in, and the names bound since the first of them */
+  NZ_VEC(FlBind) defer;
+  NZ_VEC(const char *) taint;
 } FlBlk;
 
 /* An iteration context: n elements. CX_TOP has no parent (an apply-to-each at the
@@ -86,7 +90,7 @@ typedef struct {
   }) lambdas;
   int lam_base; /* lambdas[lam_base..] were made in the λcu function being built */
   FlVal **ups; /* the enclosing frames of the lambda body being lowered */
-  int nups; /* src: an array, dst: its length (shape facts for fusion) */ /* functions whose bodies are being inlined */
+  int nups;
   NZ_VEC(FlCtx *) ctxs;   /* to free their caches */
   NZ_VEC(FlBlk *) blks;
   /* top-level values read by main */
@@ -95,6 +99,7 @@ typedef struct {
   jmp_buf fail; /* longjmp 1: unsupported; 2: lower the form again (flan_note_draw) */
   /* rand: the form draws (main reseeds first); the function being compiled draws */
   bool any_draw, fn_draws;
+  bool defer_safe; /* the lets being emitted are fault-free while checks are deferred */
 } Fl;
 
 /* flan_lower.c */
@@ -148,6 +153,14 @@ void flan_gather(Fl *F, const FlTy *t, int nsrc, FlComp **srcs, FlComp *sel, FlC
 void flan_empty(Fl *F, const FlTy *t, FlComp *out);
 /* fail_if(bad, msg) at loc */
 void flan_check(Fl *F, FlComp bad, const char *msg, NzLoc loc);
+/* flan_defer.c: the same check, deferred to the end of the stretch of fusable lets it
+ * is in (the code after it must not fault where it fails: see flan_defer.c) */
+void flan_check_defer(Fl *F, FlComp bad, const char *msg, NzLoc loc);
+/* b receives rhs: runs b's deferred checks first where rhs may not run before them */
+void flan_defer_before(Fl *F, FlBlk *b, FlBind *x);
+/* b's deferred checks, now (at the end of a block) */
+void flan_defer_flush(Fl *F, FlBlk *b);
+void flan_defer_push(Fl *F, FlBlk *b, LcuExpr *fail);
 /* any(body over n) as a bool */
 FlComp flan_any(FlKb *k, FlComp n, LcuExpr *body);
 

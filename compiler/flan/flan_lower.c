@@ -73,6 +73,7 @@ void flan_emitn(Fl *F, FlBlk *b, int n, const LcuType **tys, FlComp *out, LcuExp
     x.b[i] = lcu_binder(out[i].name, NULL, F->uloc);
   }
   x.rhs = rhs;
+  flan_defer_before(F, b, &x);
   nz_vec_push(b->v, x);
 }
 
@@ -90,6 +91,7 @@ static LcuExpr *tuple_of(Fl *F, int n, const FlComp *c) {
 }
 
 static LcuExpr *blk_close(Fl *F, FlBlk *b, LcuExpr *result) {
+  flan_defer_flush(F, b);
   LcuExpr *e = result;
   for (int i = b->v.n - 1; i >= 0; i--)
     e = lcu_let(F->p, b->v.v[i].n, b->v.v[i].b, b->v.v[i].rhs, e, F->uloc);
@@ -1459,6 +1461,8 @@ FlProgram *flan_lower_form(NlEnv *env, NlDecl *d) {
   for (int i = 0; i < F->ctxs.n; i++) nz_vec_free(F->ctxs.v[i]->cache);
   for (int i = 0; i < F->blks.n; i++) {
     nz_vec_free(F->blks.v[i]->v);
+    nz_vec_free(F->blks.v[i]->defer);
+    nz_vec_free(F->blks.v[i]->taint);
     free(F->blks.v[i]);
   }
   nz_vec_free(F->ctxs);

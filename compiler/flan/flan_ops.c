@@ -176,7 +176,7 @@ FlComp flan_any(FlKb *k, FlComp n, LcuExpr *body) {
   return flan_kb_fold(k, LS_REDUCE, n, body, LR_BOR, LT_BOOL);
 }
 
-void flan_check(Fl *F, FlComp bad, const char *msg, NzLoc loc) {
+static LcuExpr *fail_expr(Fl *F, FlComp bad, const char *msg, NzLoc loc) {
   LcuProgram *p = F->p;
   LcuExpr *m = lcu_expr_new(p, LE_ARRAY, loc);
   int len = (int)strlen(msg);
@@ -184,7 +184,15 @@ void flan_check(Fl *F, FlComp bad, const char *msg, NzLoc loc) {
   m->args = lcu_exprs(p, len);
   for (int i = 0; i < len; i++) m->args[i] = lcu_char(p, (unsigned char)msg[i], loc);
   LcuExpr *a[2] = {flan_v(F, bad), m};
-  flan_emit(F, F->blk, lcu_type_unit(), lcu_prim(p, LP_FAIL_IF, 2, a, loc));
+  return lcu_prim(p, LP_FAIL_IF, 2, a, loc);
+}
+
+void flan_check(Fl *F, FlComp bad, const char *msg, NzLoc loc) {
+  flan_emit(F, F->blk, lcu_type_unit(), fail_expr(F, bad, msg, loc));
+}
+
+void flan_check_defer(Fl *F, FlComp bad, const char *msg, NzLoc loc) {
+  flan_defer_push(F, F->blk, fail_expr(F, bad, msg, loc));
 }
 
 void flan_empty(Fl *F, const FlTy *t, FlComp *out) {

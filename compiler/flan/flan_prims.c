@@ -136,6 +136,13 @@ static LcuExpr *scalar_bad(Fl *F, const ScalarPrim *sp, LcuExpr **x, const FlTy 
   return NULL;
 }
 
+/* The divisor of an integer div, rem or mod whose check is deferred: 1 where it is 0,
+ * so that the code does not fault before the check reports (flan_defer.c). */
+static void safe_divisor(Fl *F, const ScalarPrim *sp, const FlTy **ts, LcuExpr **x) {
+  if (sp->op != LP_MOD && !(sp->op == LP_DIV && ts[1]->k != FT_FLOAT)) return;
+  x[1] = lcu_if(P, p2(F, LP_EQ, x[1], iv(F, 0)), iv(F, 1), cp(F, x[1]), L);
+}
+
 static FlVal scalar_prim(Fl *F, const ScalarPrim *sp, FlVal *a, const FlTy *rt, NzLoc loc) {
   FlVal r = {rt, NULL, flan_comps(F, 1)};
   const FlTy *ts[2] = {a[0].t, sp->arity > 1 ? a[1].t : NULL};
@@ -149,8 +156,13 @@ static FlVal scalar_prim(Fl *F, const ScalarPrim *sp, FlVal *a, const FlTy *rt, 
       y[i] = flan_v(F, a[i].c[0]);
     }
     LcuExpr *bad = scalar_bad(F, sp, y, ts, &msg);
-    if (bad) flan_check(F, cpu(F, lcu_type_base(LT_BOOL), bad), msg, loc);
+    if (bad) {
+      flan_check_defer(F, cpu(F, lcu_type_base(LT_BOOL), bad), msg, loc);
+      safe_divisor(F, sp, ts, x);
+    }
+    F->defer_safe = bad != NULL;
     r.c[0] = cpu(F, lcu_type_base(flan_ty_lcu_base(rt)), scalar_expr(F, sp, x));
+    F->defer_safe = false;
     return r;
   }
   FlCtx *C = F->ctx;
@@ -160,11 +172,14 @@ static FlVal scalar_prim(Fl *F, const ScalarPrim *sp, FlVal *a, const FlTy *rt, 
   flan_kb_init(&k, F);
   for (int i = 0; i < sp->arity; i++) y[i] = a[i].ctx ? ix(&k, a[i].c[0]) : flan_kc(&k, a[i].c[0]);
   LcuExpr *bad = scalar_bad(F, sp, y, ts, &msg);
-  if (bad) flan_check(F, flan_any(&k, C->n, bad), msg, loc);
+  if (bad) flan_check_defer(F, flan_any(&k, C->n, bad), msg, loc);
   else flan_kb_free(&k);
   flan_kb_init(&k, F);
   for (int i = 0; i < sp->arity; i++) x[i] = a[i].ctx ? ix(&k, a[i].c[0]) : flan_kc(&k, a[i].c[0]);
+  if (bad) safe_divisor(F, sp, ts, x);
+  F->defer_safe = bad != NULL;
   r.c[0] = flan_kb_map1(&k, C->n, scalar_expr(F, sp, x), flan_ty_lcu_base(rt));
+  F->defer_safe = false;
   return r;
 }
 
@@ -301,14 +316,79 @@ static void lp_iseq(Args *A) {
   A->out[1] = flan_kb_map1(&k, tot, lcu_let1(P, o, seg(&k, LP_SEG_OF, sd, flan_kix(&k)), val, L), LT_INT);
 }
 
+/* What a[i] of base type reads where its deferred check fails (flan_defer.c). */
+static LcuExpr *dflt_of(Fl *F, LcuTypeKind t) {
+  switch (t) {
+  case LT_FLOAT: return lcu_float(P, 0.0, L);
+  case LT_BOOL: return lcu_bool(P, 0, L);
+  case LT_CHAR: return lcu_char(P, 0, L);
+  default: return iv(F, 0);
+  }
+}
+
+/* i out of [0, len) */
+static LcuExpr *out_of(Fl *F, LcuExpr *i, LcuExpr *len) {
+  return p2(F, LP_ORELSE, p2(F, LP_LT, i, iv(F, 0)), p2(F, LP_GE, cp(F, i), len));
+}
+
+/* a[i] of base elements, its check deferred: one MAP that reads a default where i is
+ * out of bounds, so it does not fault before the check reports. */
+static FlComp elt_base(Fl *F, FlComp n, FlComp data, LcuExpr *(*len)(FlKb *, void *), LcuExpr *(*pos)(FlKb *, void *),
+                       LcuExpr *(*idx)(FlKb *, void *), void *ctx, LcuTypeKind et, NzLoc loc) {
+  FlKb k;
+  flan_kb_init(&k, F);
+  flan_check_defer(F, flan_any(&k, n, out_of(F, idx(&k, ctx), len(&k, ctx))), "Sequence reference (a[i]) out of bounds.",
+                   loc);
+  flan_kb_init(&k, F);
+  LcuExpr *body = lcu_if(P, out_of(F, idx(&k, ctx), len(&k, ctx)), dflt_of(F, et), at(&k, data, pos(&k, ctx)), L);
+  return flan_kb_map1(&k, n, body, et);
+}
+
+typedef struct {
+  Fl *F;
+  FlComp sd, map, i, na;
+  bool lifted_i, shared;
+} EltCtx;
+/* rows of an enclosing sequence (flan_prim_rows): row map[j] of sd */
+static LcuExpr *rows_len(FlKb *k, void *c) {
+  EltCtx *e = c;
+  return seg(k, LP_SEG_LEN, e->sd, ix(k, e->map));
+}
+static LcuExpr *rows_idx(FlKb *k, void *c) {
+  EltCtx *e = c;
+  return e->lifted_i ? ix(k, e->i) : flan_kc(k, e->i);
+}
+static LcuExpr *rows_pos(FlKb *k, void *c) {
+  EltCtx *e = c;
+  Fl *F = e->F;
+  return p2(F, LP_ADD, seg(k, LP_SEG_START, e->sd, ix(k, e->map)), rows_idx(k, c));
+}
+/* a[i] per row (elt_common): row j of sd, or the one shared sequence of length na */
+static LcuExpr *own_len(FlKb *k, void *c) {
+  EltCtx *e = c;
+  return e->shared ? flan_kc(k, e->na) : seg(k, LP_SEG_LEN, e->sd, flan_kix(k));
+}
+static LcuExpr *own_idx(FlKb *k, void *c) { return ix(k, ((EltCtx *)c)->i); }
+static LcuExpr *own_pos(FlKb *k, void *c) {
+  EltCtx *e = c;
+  Fl *F = e->F;
+  return e->shared ? own_idx(k, c) : p2(F, LP_ADD, seg(k, LP_SEG_START, e->sd, flan_kix(k)), own_idx(k, c));
+}
+
 /* a[i] per row; shared: a is one unlifted sequence (its vrep, no segdes) */
 static void elt_common(Args *A, bool shared) {
   Fl *F = A->F;
   FlComp *a = A->a[0], i = A->a[1][0];
   FlKb k;
-  flan_kb_init(&k, F);
   FlComp na = {0};
   if (shared) na = flan_rows(F, a[0]);
+  if (flan_ty_is_base(A->t[0]->a)) {
+    EltCtx c = {F, shared ? na : a[0], {0}, i, na, true, shared};
+    A->out[0] = elt_base(F, A->n, shared ? a[0] : a[1], own_len, own_pos, own_idx, &c,
+                         flan_ty_lcu_base(A->t[0]->a), A->loc);
+    return;
+  }
+  flan_kb_init(&k, F);
   LcuExpr *len = shared ? flan_kc(&k, na) : seg(&k, LP_SEG_LEN, a[0], flan_kix(&k));
   bad_if(F, &k, A->n, p2(F, LP_ORELSE, p2(F, LP_LT, ix(&k, i), iv(F, 0)), p2(F, LP_GE, ix(&k, i), len)),
          "Sequence reference (a[i]) out of bounds.", A->loc);
@@ -332,6 +412,10 @@ FlVal flan_prim_rows(Fl *F, const char *name, FlVal src, FlComp map, FlVal i, co
   flan_kb_init(&k, F);
   if (!strcmp(name, "__length")) {
     r.c[0] = flan_kb_map1(&k, C->n, seg(&k, LP_SEG_LEN, sd, ix(&k, map)), LT_INT);
+  } else if (flan_ty_is_base(rt)) {
+    flan_kb_free(&k);
+    EltCtx c = {F, sd, map, i.c[0], {0}, i.ctx != NULL, false};
+    r.c[0] = elt_base(F, C->n, src.c[1], rows_len, rows_pos, rows_idx, &c, flan_ty_lcu_base(rt), loc);
   } else {
     LcuExpr *iexp = i.ctx ? ix(&k, i.c[0]) : flan_kc(&k, i.c[0]);
     bad_if(F, &k, C->n,
@@ -738,10 +822,13 @@ static void lp_rank_dir(Args *A, bool down) {
     rec->args = lcu_exprs(P, 5);
     memcpy(rec->args, a, sizeof a);
     LcuExpr *els = rec;
+    flan_defer_flush(F, blk);
     for (int i = blk->v.n - 1; i >= 0; i--) els = lcu_let(P, blk->v.v[i].n, blk->v.v[i].b, blk->v.v[i].rhs, els, L);
     fn->body = lcu_if(P, p2(F, LP_EQ, flan_v(F, b), iv(F, 32)), flan_v(F, porig), els, L);
   }
   nz_vec_free(blk->v);
+  nz_vec_free(blk->defer);
+  nz_vec_free(blk->taint);
   free(blk);
   F->blk = saved_blk;
   {
@@ -906,8 +993,10 @@ static bool flat_unlifted(Fl *F, const char *name, FlVal *args, const FlTy *rt, 
     FlComp a = args[0].c[0], i = args[1].c[0];
     FlComp n = flan_rows(F, a);
     LcuExpr *bad = p2(F, LP_ORELSE, p2(F, LP_LT, flan_v(F, i), iv(F, 0)), p2(F, LP_GE, flan_v(F, i), flan_v(F, n)));
-    flan_check(F, cpu(F, lcu_type_base(LT_BOOL), bad), "Sequence reference (a[i]) out of bounds.", loc);
-    r.c[0] = cpu(F, lcu_type_base(flan_ty_lcu_base(rt)), lcu_index(P, flan_v(F, a), flan_v(F, i), L));
+    FlComp b = cpu(F, lcu_type_base(LT_BOOL), bad);
+    flan_check_defer(F, b, "Sequence reference (a[i]) out of bounds.", loc);
+    LcuTypeKind et = flan_ty_lcu_base(rt);
+    r.c[0] = cpu(F, lcu_type_base(et), lcu_if(P, flan_v(F, b), dflt_of(F, et), lcu_index(P, flan_v(F, a), flan_v(F, i), L), L));
     *out = r;
     return true;
   }

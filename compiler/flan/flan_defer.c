@@ -1,0 +1,103 @@
+/* flan_defer.c — checks that do not split fusion regions.
+ *
+ * A check is `fail_if(bad, msg)`, a CPU effect, so fusion ends a region at it. A
+ * deferred check (flan_check_defer) is instead kept aside in its block and emitted
+ * when the block next receives a let that might not run before it, or at the
+ * block's end: the fail_ifs then run in source order after a stretch of fusable
+ * lets, so the first one that fails is the one the AST interpreter reports
+ * (message, location), as before. The lets of the stretch run on data a failed
+ * check would have stopped, so they must not fault, loop or have an effect
+ * there; a let may join the stretch when
+ *   - it is a kernel run or CPU scalar code with no call, no CPU-only primitive
+ *     (effects, make_segdes, fail_if), no float -> int or int -> char
+ *     conversion (λcu's own faults), and no integer division or remainder by
+ *     anything but a non-zero literal, unless the code was built fault-free for
+ *     its deferred check (F->defer_safe: NESL's div, rem, mod divide by 1 where
+ *     the divisor is 0, and a float division or sqrt only makes NaN or inf);
+ *   - no iteration space of its kernel was computed inside the stretch (a size
+ *     from garbage could be negative or huge), except #x and seg_total(sd).
+ * Everything else (calls, which may not terminate; prints; conditionals whose
+ * branches run kernels) runs the deferred checks first. Indexing inside kernels
+ * stays as it is: the flattener's own gathers index by shapes, which garbage
+ * data do not change, and every NESL index is checked by a check that is not
+ * deferred (so it runs the pending ones before it). */
+#include "flan_int.h"
+
+static bool tainted(const FlBlk *b, const char *name) {
+  for (int i = 0; i < b->taint.n; i++)
+    if (b->taint.v[i] == name) return true;
+  return false;
+}
+
+static bool conversion(LcuPrim p) {
+  return p == LP_TRUNC || p == LP_FLOOR || p == LP_CEIL || p == LP_ROUND || p == LP_I2C;
+}
+
+/* e may run on garbage data without faulting, looping or an effect. */
+static bool harmless(const Fl *F, const LcuExpr *e) {
+  switch (e->kind) {
+  case LE_CALL:
+  case LE_RUN:
+    return false;
+  case LE_PRIM:
+    if (lcu_prim_info(e->prim)->flags & LPF_CPU) return false;
+    if (conversion(e->prim)) return false;
+    if ((e->prim == LP_DIV || e->prim == LP_MOD) && !F->defer_safe &&
+        !(e->args[1]->kind == LE_INT && e->args[1]->lit.i != 0))
+      return false;
+    break;
+  default:
+    break;
+  }
+  for (int i = 0; i < e->nargs; i++)
+    if (!harmless(F, e->args[i])) return false;
+  return true;
+}
+
+static bool size_ok(const FlBlk *b, const LcuSize *z) {
+  return z->kind != LZ_VAR || !tainted(b, z->name);
+}
+
+static bool kernel_ok(const Fl *F, const FlBlk *b, const LcuExpr *run) {
+  const LcuKernel *k = lcu_find_kernel(F->p, run->name);
+  if (!k) return false;
+  for (int s = 0; s < k->nsoacs; s++) {
+    const LcuSoac *so = &k->soacs[s];
+    if (!size_ok(b, &so->size) || !size_ok(b, &so->outlen)) return false;
+    for (int t = 0; t < so->nthunks; t++)
+      if (!harmless(F, so->thunks[t]->body)) return false;
+  }
+  return true;
+}
+
+/* A let whose value is never a garbage size: #x, seg_total(sd). */
+static bool shape_let(const LcuExpr *rhs) {
+  return rhs->kind == LE_PRIM && (rhs->prim == LP_LENGTH || rhs->prim == LP_SEG_TOTAL);
+}
+
+void flan_defer_flush(Fl *F, FlBlk *b) {
+  (void)F;
+  for (int i = 0; i < b->defer.n; i++) nz_vec_push(b->v, b->defer.v[i]);
+  b->defer.n = 0;
+  b->taint.n = 0;
+}
+
+void flan_defer_before(Fl *F, FlBlk *b, FlBind *x) {
+  if (!b->defer.n) return;
+  bool ok = x->rhs->kind == LE_RUN ? kernel_ok(F, b, x->rhs) : harmless(F, x->rhs);
+  if (!ok) {
+    flan_defer_flush(F, b);
+    return;
+  }
+  if (!shape_let(x->rhs))
+    for (int i = 0; i < x->n; i++) nz_vec_push(b->taint, x->b[i].name);
+}
+
+void flan_defer_push(Fl *F, FlBlk *b, LcuExpr *fail) {
+  FlBind x;
+  x.n = 1;
+  x.b = lcu_binders(F->p, 1);
+  x.b[0] = lcu_binder(flan_fresh(F, "t"), NULL, F->uloc);
+  x.rhs = fail;
+  nz_vec_push(b->defer, x);
+}
