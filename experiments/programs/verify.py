@@ -6,8 +6,20 @@ compares it with `nessie run experiments/programs/NAME.nesl -e 'bench(N)'`.
     python3 experiments/programs/verify.py [--bin=bin] [NAME=N ...]
 
 Integers and booleans must match exactly; floats to a relative 1e-9 (the summaries
-are sums whose order the two sides need not share). Exit 0 when all match."""
+are sums whose order the two sides need not share). Exit 0 when all match.
+
+For experiments/programs.sh (issue 28), which checks every run without running
+nessie again:
+
+    verify.py --check=OUT NAME=N [--cache=DIR]     the last `it = ...` line of OUT
+    verify.py --check-baseline=OUT NAME=N [--cache=DIR]   a baseline's `result V` (seed 0)
+
+print `ok` or `wrong: ...` and exit 0 or 1 (2 for bad arguments, 3 for a program
+whose baseline result has no model); --cache keeps each model's value in
+DIR/NAME-N.json, so that the jobs of one sweep compute it once."""
+import json
 import math
+import os
 import re
 import subprocess
 import sys
@@ -177,6 +189,72 @@ MODELS = {"barnes_hut": barnes_hut, "dotprod": lambda n: (dotprod(n),), "blacksc
           "mandelbrot": mandelbrot, "linefit": linefit, "primes": primes}
 
 
+# What a hand-written baseline prints for seed 0 (experiments/baselines/README.md):
+# the k-th value of bench(n) (1-based), or the checksum of the sorted keys.
+BASELINE_VALUE = {"dotprod": 1, "blackscholes": 1, "nbody": 2, "quickhull": 2, "spmv": 1,
+                  "mandelbrot": 1, "linefit": 1, "primes": 3, "barnes_hut": 3,
+                  "quicksort": "sorted", "batcher_sort": "sorted", "radix_sort": "sorted"}
+
+
+def sorted_checksum(n):
+    s = sorted(h(i) for i in range(n))
+    return sum(x * (i % 7) for i, x in enumerate(s))
+
+
+def same(got, want):
+    return len(got) == len(want) and all(
+        (g == w) if isinstance(w, (bool, int)) and not isinstance(g, float)
+        else math.isclose(g, w, rel_tol=1e-9, abs_tol=1e-12)
+        for g, w in zip(got, want))
+
+
+def model(name, n, cache):
+    """MODELS[name](n), through DIR/NAME-N.json when cache names a directory."""
+    path = os.path.join(cache, f"{name}-{n}.json") if cache else None
+    if path and os.path.exists(path):
+        with open(path) as f:
+            return tuple(json.load(f))
+    want = MODELS[name](n)
+    if path:
+        os.makedirs(cache, exist_ok=True)
+        tmp = f"{path}.{os.getpid()}"
+        with open(tmp, "w") as f:
+            json.dump(list(want), f)
+        os.replace(tmp, path)  # atomic: parallel jobs may write the same file
+    return want
+
+
+def check(out, name, n, cache, baseline):
+    try:
+        with open(out) as f:
+            text = f.read()
+    except OSError as e:
+        print(f"wrong: cannot read {out}: {e}")
+        return 1
+    if baseline:
+        how = BASELINE_VALUE.get(name)
+        if how is None:
+            print(f"no model for the baseline of {name}")
+            return 3
+        lines = [l for l in text.splitlines() if l.startswith("result ")]
+        if not lines:
+            print("wrong: no 'result' line")
+            return 1
+        tok = lines[-1].split()[1]
+        got = (float(tok) if re.search(r"[.eEn]", tok) else int(tok),)
+        want = (sorted_checksum(n),) if how == "sorted" else (model(name, n, cache)[how - 1],)
+    else:
+        if not any(l.startswith("it = ") for l in text.splitlines()):
+            print("wrong: no 'it = ' line")
+            return 1
+        got, want = parse(text), model(name, n, cache)
+    if same(got, want):
+        print("ok")
+        return 0
+    print(f"wrong: got {got}, the Python model gives {want}")
+    return 1
+
+
 def parse(text):
     """The values of an `it = V1, V2 ... : TYPE` line, flattened (tuples print flat)."""
     line = [l for l in text.splitlines() if l.startswith("it = ")][-1]
@@ -195,14 +273,28 @@ def parse(text):
 def main():
     bindir = "bin"
     sizes = dict(SIZES)
+    given = {}
+    out = cache = None
+    baseline = False
     for a in sys.argv[1:]:
         if a.startswith("--bin="):
             bindir = a[6:]
-        elif "=" in a and a.split("=")[0] in SIZES:
-            sizes[a.split("=")[0]] = int(a.split("=")[1])
+        elif a.startswith("--check=") or a.startswith("--check-baseline="):
+            out = a.split("=", 1)[1]
+            baseline = a.startswith("--check-baseline=")
+        elif a.startswith("--cache="):
+            cache = a[8:]
+        elif "=" in a and a.split("=")[0] in SIZES and a.split("=")[1].isdigit():
+            sizes[a.split("=")[0]] = given[a.split("=")[0]] = int(a.split("=")[1])
         else:
             print(f"verify.py: unknown argument {a}", file=sys.stderr)
             return 2
+    if out is not None:
+        if len(given) != 1:
+            print("verify.py: --check needs exactly one NAME=N", file=sys.stderr)
+            return 2
+        (name, n), = given.items()
+        return check(out, name, n, cache, baseline)
     bad = 0
     for name, n in sizes.items():
         r = subprocess.run([f"{bindir}/nessie", "run", f"experiments/programs/{name}.nesl",
@@ -212,10 +304,7 @@ def main():
             bad = 1
             continue
         got, want = parse(r.stdout), MODELS[name](n)
-        ok = len(got) == len(want) and all(
-            (g == w) if isinstance(w, (bool, int)) and not isinstance(g, float)
-            else math.isclose(g, w, rel_tol=1e-9, abs_tol=1e-12)
-            for g, w in zip(got, want))
+        ok = same(got, want)
         print(f"{'ok  ' if ok else 'FAIL'} {name}({n}): nessie {got}" + ("" if ok else f", python {want}"))
         bad |= not ok
     return 1 if bad else 0
