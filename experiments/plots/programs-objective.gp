@@ -14,9 +14,9 @@ set xlabel "cost model objective (sum over the program's regions)"
 set ylabel "median seconds (C back end)"
 set title "Objective against measured time, all program x scheduler points (Spearman rho = ".rho.")"
 progs = system("awk -F, 'NR > 1 && !s[$1]++ { printf \"%s \", $1 }' ".data)
-set terminal svg size 900,520 dynamic font "sans,11"
+set terminal svg size 900,520 dynamic noenhanced font "sans,11"
 set output out."/programs-objective.svg"
 plot for [p in progs] data using (strcol(1) eq p ? $3 : 1/0):4 with points pt 7 ps 0.8 title p
-set terminal pngcairo size 900,520 font "sans,10"
+set terminal pngcairo noenhanced size 900,520 font "sans,10"
 set output out."/programs-objective.png"
 replot

@@ -14,7 +14,7 @@ set boxwidth 0.9
 set key top right box opaque font ",9"
 set grid ytics lc rgb "#dddddd"
 set xtics rotate by -30 font ",9" nomirror
-set yrange [0:*]
+set yrange [0:1.1<*]
 set offsets 0, 0, graph 0.05, 0
 if (what eq "time") {
   set ylabel "median seconds / unfused median seconds"
@@ -23,14 +23,16 @@ if (what eq "time") {
   set ylabel "kernel bytes allocated / unfused"
   set title "Bytes allocated by kernels, each fused schedule relative to unfused (C back end)"
 }
-set terminal svg size 900,520 dynamic font "sans,11"
+set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb "#666666"
+set terminal svg size 900,520 dynamic noenhanced font "sans,11"
 set output out."/programs-".what.".svg"
-plot data using 2:xtic(1) lc rgb "#2ca02c" title "greedy-down", \
-     '' using 3 lc rgb "#8c564b" title "greedy-up", \
-     '' using 4 lc rgb "#1f77b4" title "ilp (GLPK)", \
-     '' using 5 lc rgb "#17becf" title "ilp (CBC)", \
-     '' using 6 lc rgb "#d62728" title "ilp-cg", \
-     1 with lines dt 2 lc rgb "#888888" notitle
-set terminal pngcairo size 900,520 font "sans,10"
+stats data skip 1 using 0 nooutput
+set xrange [-0.6 : STATS_records - 0.4]
+plot data skip 1 using 2:xtic(1) lc rgb "#2ca02c" title "greedy-down", \
+     data skip 1 using 3 lc rgb "#8c564b" title "greedy-up", \
+     data skip 1 using 4 lc rgb "#1f77b4" title "ilp (GLPK)", \
+     data skip 1 using 5 lc rgb "#17becf" title "ilp (CBC)", \
+     data skip 1 using 6 lc rgb "#d62728" title "ilp-cg"
+set terminal pngcairo noenhanced size 900,520 font "sans,10"
 set output out."/programs-".what.".png"
 replot
