@@ -61,8 +61,8 @@ case "$size" in
                   radix_sort=1000 spmv=300 mandelbrot=24 linefit=500 primes=2000 barnes_hut=300"; r=1 ;;
   small)   sizes="dotprod=300000 blackscholes=30000 nbody=300 quicksort=30000 quickhull=30000 batcher_sort=8000
                   radix_sort=30000 spmv=30000 mandelbrot=100 linefit=300000 primes=300000 barnes_hut=2000"; r=3 ;;
-  default) sizes="dotprod=10000000 blackscholes=1000000 nbody=2000 quicksort=1000000 quickhull=1000000 batcher_sort=131072
-                  radix_sort=1000000 spmv=1000000 mandelbrot=400 linefit=10000000 primes=10000000 barnes_hut=20000"; r=3 ;;
+  default) sizes="dotprod=3000000 blackscholes=1000000 nbody=1500 quicksort=500000 quickhull=500000 batcher_sort=16384
+                  radix_sort=500000 spmv=500000 mandelbrot=300 linefit=3000000 primes=5000000 barnes_hut=10000"; r=3 ;;
   large)   sizes="dotprod=50000000 blackscholes=5000000 nbody=5000 quicksort=5000000 quickhull=5000000 batcher_sort=1048576
                   radix_sort=5000000 spmv=5000000 mandelbrot=1000 linefit=50000000 primes=50000000 barnes_hut=100000"; r=5 ;;
   *) echo "programs.sh: --size must be tiny, small, default or large" >&2; exit 2 ;;

@@ -145,7 +145,13 @@ def linefit(n):
 
 
 def primes(n):
-    ps = [p for p in range(2, n) if all(p % d for d in range(2, int(p ** 0.5) + 1))]
+    """A direct sieve of Eratosthenes (the NESL program recurses on sqrt(n) instead)."""
+    sieve = bytearray([1]) * n
+    sieve[0:2] = b"\x00\x00"
+    for p in range(2, int(n ** 0.5) + 1):
+        if sieve[p]:
+            sieve[p * p::p] = bytes(len(range(p * p, n, p)))
+    ps = [p for p in range(n) if sieve[p]]
     return (len(ps), ps[-1], sum(ps))
 
 
@@ -156,28 +162,42 @@ def pull(t, s, m):
     return (f * dx, f * dy)
 
 
-def bh_accel(t, srcs, x0, y0, size):
-    """One target's acceleration by the same walk as barnes_hut.nesl, written per
-    target as a plain recursive quadtree descent."""
+def bh_tree(srcs, x0, y0, size):
+    """The quadtree of the walk below, built once for every target (a square's sources
+    do not depend on the target): (leaf sources or None, centre, mass, children), the
+    children in quadrant order, None for an empty one."""
     if len(srcs) <= 4 or size < 1.0e-6:
-        fs = [pull(t, s, 1.0) for s in srcs]
-        return (sum(f[0] for f in fs), sum(f[1] for f in fs))
+        return (srcs, None, 0.0, None)
     m = float(len(srcs))
     c = (sum(x for x, _ in srcs) / m, sum(y for _, y in srcs) / m)
-    if size * size < 0.25 * ((t[0] - c[0]) ** 2 + (t[1] - c[1]) ** 2):
-        return pull(t, c, m)
     half = size / 2.0
-    ax = ay = 0.0
+    kids = []
     for k in range(4):
         q = [(x, y) for x, y in srcs if int(x >= x0 + half) + 2 * int(y >= y0 + half) == k]
-        a = bh_accel(t, q, x0 + half * (k % 2), y0 + half * (k // 2), half) if q else (0.0, 0.0)
+        kids.append(bh_tree(q, x0 + half * (k % 2), y0 + half * (k // 2), half) if q else None)
+    return (None, c, m, kids)
+
+
+def bh_accel(t, node, size):
+    """One target's acceleration by the same walk as barnes_hut.nesl, written per
+    target as a plain recursive quadtree descent."""
+    leaf, c, m, kids = node
+    if leaf is not None:
+        fs = [pull(t, s, 1.0) for s in leaf]
+        return (sum(f[0] for f in fs), sum(f[1] for f in fs))
+    if size * size < 0.25 * ((t[0] - c[0]) ** 2 + (t[1] - c[1]) ** 2):
+        return pull(t, c, m)
+    ax = ay = 0.0
+    for kid in kids:
+        a = bh_accel(t, kid, size / 2.0) if kid else (0.0, 0.0)
         ax, ay = ax + a[0], ay + a[1]
     return (ax, ay)
 
 
 def barnes_hut(n):
     ps = [(gen(2 * i), gen(2 * i + 1)) for i in range(n)]
-    acc = [bh_accel(p, ps, 0.0, 0.0, 1.0) for p in ps]
+    tree = bh_tree(ps, 0.0, 0.0, 1.0)
+    acc = [bh_accel(p, tree, 1.0) for p in ps]
     return (sum(a[0] for a in acc), sum(a[1] for a in acc),
             sum(math.sqrt(a[0] * a[0] + a[1] * a[1]) for a in acc))
 

@@ -54,6 +54,7 @@ mandelbrot|20|int|1|bench(N)
 linefit|500|float|1|bench(N)
 primes|3000|int|3|bench(N)
 quickhull|500|float|2|bench(N)
+barnes_hut|300|float|3|bench(N)
 EOF2
 
 # CUDA: compile only (cached by modification time).
