@@ -69,6 +69,7 @@ case "$size" in
 esac
 [ -n "$runs" ] && r=$runs
 work=${PROGRAMS_WORK:-build/experiments/$size}
+case $work in /*) ;; *) work=$root/$work ;; esac
 mkdir -p "$work/rows" "$work/logs" "$work/bins" "$work/src" "$work/ref"
 jobfile=$work/jobs.txt
 # Wall-clock limit of one run (a hang is a row with status timeout, not a stuck sweep).
@@ -174,7 +175,7 @@ run_job() {
         { status=build-failed; note="nvcc failed (see $log)"; emit_row ",,,,,,,,"; return 0; }
       cmd=("$exe" "$n" 0) ;;
     *)
-      w=$root/$work/src/$prog.nesl
+      w=$work/src/$prog.nesl
       [ -f "$w" ] || printf 'load "%s/experiments/programs/%s" $\nbench(%s) $\n' "$root" "$prog" "$n" >"$w"
       local flags tflag=""
       flags=$(fusion_flags "$variant")
@@ -195,7 +196,7 @@ run_job() {
         echo "$static $code" >"$memo"
       fi
       [ "$static" != ",,,,,,,,,," ] || note="no fusion report"
-      exe=$root/$work/bins/$prog-$target-$code
+      exe=$work/bins/$prog-$target-$code
       # shellcheck disable=SC2086
       if ! flock "$exe.lock" bash -c '[ -x "$1" ] || "$2/nessie" build "$3" -o "$1" $4 $5' _ \
              "$exe" "$bin" "$w" "$flags" "$tflag" >>"$log" 2>&1; then
@@ -253,20 +254,31 @@ run_job() {
 merge() {
   mkdir -p "$out"
   local csv=$out/programs.csv
+  # one row per job of the list, in its order; a job that left no row (it died) is a
+  # row with status job-failed
   { echo "$header"
-    for p in $programs; do
-      for v in $schedulers baseline-c baseline-cuda $(for s in $schedulers; do echo "cuda-$s"; done); do
-        [ -f "$work/rows/$p.$v.csv" ] && cat "$work/rows/$p.$v.csv"
-      done
-    done; } >"$csv"
+    local p v n k t
+    while read -r p v n k; do
+      if [ -f "$work/rows/$p.$v.csv" ]; then
+        cat "$work/rows/$p.$v.csv"
+      else
+        t=c
+        case "$v" in cuda-*|baseline-cuda) t=cuda ;; esac
+        echo "$p,$n,$v,$t,job-failed,,,,,,,,,,,,,$k,,,,,,,,,,no row: the job died (see $work/logs/$p.$v.log)"
+      fi
+    done <"$jobfile"; } >"$csv"
   # the derived tables (python3: the rank correlation) and the plots
   python3 experiments/programs-tables.py "$csv" "$out"
-  gnuplot -e "out='$out'" experiments/plots/programs-time.gp
-  gnuplot -e "out='$out'" experiments/plots/programs-bytes.gp
   local rho
   rho=$(sed -n 's/^rank correlation (Spearman) .*: //p' "$out/programs-summary.txt")
-  gnuplot -e "out='$out'; rho='$rho'" experiments/plots/programs-objective.gp
-  gnuplot -e "out='$out'" experiments/plots/programs-baselines.gp
+  if grep -q '^[^,]*,[^,]*,none,c,ok,' "$csv"; then
+    gnuplot -e "out='$out'" experiments/plots/programs-time.gp
+    gnuplot -e "out='$out'" experiments/plots/programs-bytes.gp
+    gnuplot -e "out='$out'; rho='$rho'" experiments/plots/programs-objective.gp
+    gnuplot -e "out='$out'" experiments/plots/programs-baselines.gp
+  else
+    echo "programs.sh: no program ran unfused correctly: no plots" >&2
+  fi
   local bad
   bad=$(awk -F, 'NR > 1 && $5 != "ok" { printf "  %s %s: %s (%s)\n", $1, $3, $5, $28 }' "$csv")
   echo "programs ($size): $(($(wc -l <"$csv") - 1)) rows in $csv; plots and tables in $out" >&2
