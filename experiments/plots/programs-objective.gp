@@ -16,7 +16,8 @@ set title "Objective against measured time, all program x scheduler points (Spea
 progs = system("awk -F, 'NR > 1 && !s[$1]++ { printf \"%s \", $1 }' ".data)
 set terminal svg size 900,520 dynamic noenhanced font "sans,11"
 set output out."/programs-objective.svg"
-plot for [p in progs] data using (strcol(1) eq p ? $3 : 1/0):4 with points pt 7 ps 0.8 title p
+plot for [i = 1:words(progs)] data using (strcol(1) eq word(progs, i) ? $3 : 1/0):4 \
+  with points pt (i <= 8 ? 7 : 5) lc i ps 0.8 title word(progs, i)
 set terminal pngcairo noenhanced size 900,520 font "sans,10"
 set output out."/programs-objective.png"
 replot
