@@ -30,7 +30,8 @@
 # compiled once (column code).
 #
 # Sizes: tiny (the golden tests' sizes, one run; the tests use it for the pipeline,
-# never for timings), small, default (about 15 minutes on two cores), large.
+# never for timings), small, default (sized for about 15 minutes on two quiet cores;
+# 30 minutes measured under a load average of 6-10, results/README.md), large.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -50,7 +51,7 @@ for a in "$@"; do
     --slurm) mode=slurm ;;
     --job=*) mode=job jobno=${a#*=} ;;
     --build-only) build_only=1 ;;
-    -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
     *) echo "programs.sh: unknown argument '$a' (--help)" >&2; exit 2 ;;
   esac
 done
@@ -161,8 +162,10 @@ run_job() {
       if [ ! -f "$src" ]; then status=no-baseline note="no hand-written C baseline"; emit_row ",,,,,,,,"; return 0; fi
       exe=$work/bins/baseline-$prog
       if [ ! -x "$exe" ] || [ "$src" -nt "$exe" ] || [ experiments/baselines/c/suite.h -nt "$exe" ]; then
-        "${CC:-cc}" -std=c11 -O2 -fopenmp "$src" -lm -o "$exe.tmp.$$" >>"$log" 2>&1 &&
-          mv -f "$exe.tmp.$$" "$exe" || { status=build-failed; note="cc failed (see $log)"; emit_row ",,,,,,,,"; return 0; }
+        if ! "${CC:-cc}" -std=c11 -O2 -fopenmp "$src" -lm -o "$exe.tmp.$$" >>"$log" 2>&1 ||
+           ! mv -f "$exe.tmp.$$" "$exe"; then
+          status=build-failed note="cc failed (see $log)"; emit_row ",,,,,,,,"; return 0
+        fi
       fi
       cmd=("$exe" "$n" 0) ;;
     baseline-cuda)
@@ -198,6 +201,7 @@ run_job() {
       [ "$static" != ",,,,,,,,,," ] || note="no fusion report"
       exe=$work/bins/$prog-$target-$code
       # shellcheck disable=SC2086
+      # shellcheck disable=SC2016 # $1.. expand in the inner shell
       if ! flock "$exe.lock" bash -c '[ -x "$1" ] || "$2/nessie" build "$3" -o "$1" $4 $5' _ \
              "$exe" "$bin" "$w" "$flags" "$tflag" >>"$log" 2>&1; then
         status=build-failed note="nessie build failed (see $log)"; emit_row ",,,,,,,,"; return 0
