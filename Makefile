@@ -68,7 +68,7 @@ BINS    := $(RTLIB) $(RTHDR) $(RTCUDA) $(B)/nessie $(if $(wildcard generators/ne
            $(if $(wildcard generators/nessie-neslgen.c),$(B)/nessie-neslgen) \
            $(if $(wildcard experiments/nessie-bench.c),$(B)/nessie-bench)
 
-.PHONY: all test run deps clean asan unit format fuzz fuzz-lcu plots bench test-gpu pictures
+.PHONY: all test run deps clean asan unit format fuzz fuzz-lcu plots bench test-gpu pictures experiments
 all: $(BINS) $(UNITBIN)
 
 $(O)/%.o: %.c
@@ -151,6 +151,13 @@ JOBS ?= 2
 plots: deps
 	$(MAKE) all
 	bash experiments/sweep.sh --size=$(SIZE) --jobs=$(JOBS) --out=results
+
+# The NESL benchmark programs x fusion schedulers, end to end (experiments/programs.sh,
+# issue 28): results/programs.csv, programs-*.csv|svg|png. SIZE=tiny checks the pipeline
+# only; JOBS parallel builds (the timed runs go one at a time).
+experiments: deps
+	$(MAKE) all
+	bash experiments/programs.sh --size=$(SIZE) --jobs=$(JOBS) --out=results
 
 # Compiled Nessie against hand-written C + OpenMP (experiments/cbench/run.sh):
 # results/cbench/. BENCH_N elements (default 10^7), BENCH_RUNS runs (default 5).

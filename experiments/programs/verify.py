@@ -6,8 +6,20 @@ compares it with `nessie run experiments/programs/NAME.nesl -e 'bench(N)'`.
     python3 experiments/programs/verify.py [--bin=bin] [NAME=N ...]
 
 Integers and booleans must match exactly; floats to a relative 1e-9 (the summaries
-are sums whose order the two sides need not share). Exit 0 when all match."""
+are sums whose order the two sides need not share). Exit 0 when all match.
+
+For experiments/programs.sh (issue 28), which checks every run without running
+nessie again:
+
+    verify.py --check=OUT NAME=N [--cache=DIR]     the last `it = ...` line of OUT
+    verify.py --check-baseline=OUT NAME=N [--cache=DIR]   a baseline's `result V` (seed 0)
+
+print `ok` or `wrong: ...` and exit 0 or 1 (2 for bad arguments, 3 for a program
+whose baseline result has no model); --cache keeps each model's value in
+DIR/NAME-N.json, so that the jobs of one sweep compute it once."""
+import json
 import math
+import os
 import re
 import subprocess
 import sys
@@ -96,7 +108,10 @@ def quickhull(n):
         upper.append(p)
     hull = lower[:-1] + upper[:-1]
     area = abs(sum(a[0] * b[1] - b[0] * a[1] for a, b in zip(hull, hull[1:] + hull[:1]))) / 2.0
-    return (len(hull), area, min(hull)[0], min(hull)[1])
+    # hull[0] of the NESL program: the first point in index order with the smallest x
+    # (several points share it once n passes hash's period, 46337)
+    first = min(range(n), key=lambda i: (gen(2 * i), i))
+    return (len(hull), area, gen(2 * first), gen(2 * first + 1))
 
 
 def spmv(n):
@@ -133,7 +148,13 @@ def linefit(n):
 
 
 def primes(n):
-    ps = [p for p in range(2, n) if all(p % d for d in range(2, int(p ** 0.5) + 1))]
+    """A direct sieve of Eratosthenes (the NESL program recurses on sqrt(n) instead)."""
+    sieve = bytearray([1]) * n
+    sieve[0:2] = b"\x00\x00"
+    for p in range(2, int(n ** 0.5) + 1):
+        if sieve[p]:
+            sieve[p * p::p] = bytes(len(range(p * p, n, p)))
+    ps = [p for p in range(n) if sieve[p]]
     return (len(ps), ps[-1], sum(ps))
 
 
@@ -144,28 +165,42 @@ def pull(t, s, m):
     return (f * dx, f * dy)
 
 
-def bh_accel(t, srcs, x0, y0, size):
-    """One target's acceleration by the same walk as barnes_hut.nesl, written per
-    target as a plain recursive quadtree descent."""
+def bh_tree(srcs, x0, y0, size):
+    """The quadtree of the walk below, built once for every target (a square's sources
+    do not depend on the target): (leaf sources or None, centre, mass, children), the
+    children in quadrant order, None for an empty one."""
     if len(srcs) <= 4 or size < 1.0e-6:
-        fs = [pull(t, s, 1.0) for s in srcs]
-        return (sum(f[0] for f in fs), sum(f[1] for f in fs))
+        return (srcs, None, 0.0, None)
     m = float(len(srcs))
     c = (sum(x for x, _ in srcs) / m, sum(y for _, y in srcs) / m)
-    if size * size < 0.25 * ((t[0] - c[0]) ** 2 + (t[1] - c[1]) ** 2):
-        return pull(t, c, m)
     half = size / 2.0
-    ax = ay = 0.0
+    kids = []
     for k in range(4):
         q = [(x, y) for x, y in srcs if int(x >= x0 + half) + 2 * int(y >= y0 + half) == k]
-        a = bh_accel(t, q, x0 + half * (k % 2), y0 + half * (k // 2), half) if q else (0.0, 0.0)
+        kids.append(bh_tree(q, x0 + half * (k % 2), y0 + half * (k // 2), half) if q else None)
+    return (None, c, m, kids)
+
+
+def bh_accel(t, node, size):
+    """One target's acceleration by the same walk as barnes_hut.nesl, written per
+    target as a plain recursive quadtree descent."""
+    leaf, c, m, kids = node
+    if leaf is not None:
+        fs = [pull(t, s, 1.0) for s in leaf]
+        return (sum(f[0] for f in fs), sum(f[1] for f in fs))
+    if size * size < 0.25 * ((t[0] - c[0]) ** 2 + (t[1] - c[1]) ** 2):
+        return pull(t, c, m)
+    ax = ay = 0.0
+    for kid in kids:
+        a = bh_accel(t, kid, size / 2.0) if kid else (0.0, 0.0)
         ax, ay = ax + a[0], ay + a[1]
     return (ax, ay)
 
 
 def barnes_hut(n):
     ps = [(gen(2 * i), gen(2 * i + 1)) for i in range(n)]
-    acc = [bh_accel(p, ps, 0.0, 0.0, 1.0) for p in ps]
+    tree = bh_tree(ps, 0.0, 0.0, 1.0)
+    acc = [bh_accel(p, tree, 1.0) for p in ps]
     return (sum(a[0] for a in acc), sum(a[1] for a in acc),
             sum(math.sqrt(a[0] * a[0] + a[1] * a[1]) for a in acc))
 
@@ -175,6 +210,91 @@ MODELS = {"barnes_hut": barnes_hut, "dotprod": lambda n: (dotprod(n),), "blacksc
           "batcher_sort": lambda n: sorted_summary(n, False),
           "radix_sort": lambda n: sorted_summary(n, False), "spmv": spmv,
           "mandelbrot": mandelbrot, "linefit": linefit, "primes": primes}
+
+
+# What a hand-written baseline prints for seed 0 (experiments/baselines/README.md):
+# the k-th value of bench(n) (1-based), or the checksum of the sorted keys.
+BASELINE_VALUE = {"dotprod": 1, "blackscholes": 1, "nbody": 2, "quickhull": 2, "spmv": 1,
+                  "mandelbrot": 1, "linefit": 1, "primes": 3, "barnes_hut": 3,
+                  "quicksort": "sorted", "batcher_sort": "sorted", "radix_sort": "sorted"}
+
+
+def sorted_checksum(n):
+    s = sorted(h(i) for i in range(n))
+    return sum(x * (i % 7) for i, x in enumerate(s))
+
+
+def int32(w):
+    """NESL's int is 32 bits and wraps (NESL.md): big sums are compared modulo 2^32."""
+    if isinstance(w, bool) or not isinstance(w, int):
+        return w
+    return (w + 2 ** 31) % 2 ** 32 - 2 ** 31
+
+
+def abs_tols(name, n, want):
+    """Absolute tolerances beyond the relative 1e-9: linefit's intercept ya - b * xa is a
+    difference of two terms of about 1.5 n each, so b's relative 1e-9 becomes an absolute
+    1e-9 * (|b * xa| + |ya|) there (the summation order moves it by ~1e-6 at n = 3e6)."""
+    if name == "linefit" and len(want) == 2:
+        xa = (n - 1) / 2.0
+        return [1e-12, 1e-9 * (abs(want[0] * xa) + abs(want[1] + want[0] * xa))]
+    return [1e-12] * len(want)
+
+
+def same(got, want, tols=None, wrap=True):
+    """wrap: NESL output (32-bit ints); a C baseline's ints are 64-bit."""
+    tols = tols or [1e-12] * len(want)
+    return len(got) == len(want) and all(
+        (g == (int32(w) if wrap else w)) if isinstance(w, (bool, int)) and not isinstance(g, float)
+        else math.isclose(g, w, rel_tol=1e-9, abs_tol=t)
+        for g, w, t in zip(got, want, tols))
+
+
+def model(name, n, cache):
+    """MODELS[name](n), through DIR/NAME-N.json when cache names a directory."""
+    path = os.path.join(cache, f"{name}-{n}.json") if cache else None
+    if path and os.path.exists(path):
+        with open(path) as f:
+            return tuple(json.load(f))
+    want = MODELS[name](n)
+    if path:
+        os.makedirs(cache, exist_ok=True)
+        tmp = f"{path}.{os.getpid()}"
+        with open(tmp, "w") as f:
+            json.dump(list(want), f)
+        os.replace(tmp, path)  # atomic: parallel jobs may write the same file
+    return want
+
+
+def check(out, name, n, cache, baseline):
+    try:
+        with open(out) as f:
+            text = f.read()
+    except OSError as e:
+        print(f"wrong: cannot read {out}: {e}")
+        return 1
+    if baseline:
+        how = BASELINE_VALUE.get(name)
+        if how is None:
+            print(f"no model for the baseline of {name}")
+            return 3
+        lines = [l for l in text.splitlines() if l.startswith("result ")]
+        if not lines:
+            print("wrong: no 'result' line")
+            return 1
+        tok = lines[-1].split()[1]
+        got = (float(tok) if re.search(r"[.eEn]", tok) else int(tok),)
+        want = (sorted_checksum(n),) if how == "sorted" else (model(name, n, cache)[how - 1],)
+    else:
+        if not any(l.startswith("it = ") for l in text.splitlines()):
+            print("wrong: no 'it = ' line")
+            return 1
+        got, want = parse(text), model(name, n, cache)
+    if same(got, want, None if baseline else abs_tols(name, n, want), wrap=not baseline):
+        print("ok")
+        return 0
+    print(f"wrong: got {got}, the Python model gives {want}")
+    return 1
 
 
 def parse(text):
@@ -195,14 +315,28 @@ def parse(text):
 def main():
     bindir = "bin"
     sizes = dict(SIZES)
+    given = {}
+    out = cache = None
+    baseline = False
     for a in sys.argv[1:]:
         if a.startswith("--bin="):
             bindir = a[6:]
-        elif "=" in a and a.split("=")[0] in SIZES:
-            sizes[a.split("=")[0]] = int(a.split("=")[1])
+        elif a.startswith("--check=") or a.startswith("--check-baseline="):
+            out = a.split("=", 1)[1]
+            baseline = a.startswith("--check-baseline=")
+        elif a.startswith("--cache="):
+            cache = a[8:]
+        elif "=" in a and a.split("=")[0] in SIZES and a.split("=")[1].isdigit():
+            sizes[a.split("=")[0]] = given[a.split("=")[0]] = int(a.split("=")[1])
         else:
             print(f"verify.py: unknown argument {a}", file=sys.stderr)
             return 2
+    if out is not None:
+        if len(given) != 1:
+            print("verify.py: --check needs exactly one NAME=N", file=sys.stderr)
+            return 2
+        (name, n), = given.items()
+        return check(out, name, n, cache, baseline)
     bad = 0
     for name, n in sizes.items():
         r = subprocess.run([f"{bindir}/nessie", "run", f"experiments/programs/{name}.nesl",
@@ -212,10 +346,7 @@ def main():
             bad = 1
             continue
         got, want = parse(r.stdout), MODELS[name](n)
-        ok = len(got) == len(want) and all(
-            (g == w) if isinstance(w, (bool, int)) and not isinstance(g, float)
-            else math.isclose(g, w, rel_tol=1e-9, abs_tol=1e-12)
-            for g, w in zip(got, want))
+        ok = same(got, want, abs_tols(name, n, want))
         print(f"{'ok  ' if ok else 'FAIL'} {name}({n}): nessie {got}" + ("" if ok else f", python {want}"))
         bad |= not ok
     return 1 if bad else 0

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "lcu.h"
 #include "nessie_rt.h"
@@ -391,7 +392,21 @@ static int usage(const RtProgram *p, const char *prog) {
   return 2;
 }
 
+/* OpenMP threads that wait for the next parallel region spin by default, and a
+ * flattened program runs thousands of tiny kernels with serial code between them:
+ * on a machine whose cores are shared the spinning threads make it about ten times
+ * slower. libgomp reads OMP_WAIT_POLICY once, when it is loaded (before main), so
+ * when the variable is unset the program runs itself again once with it set to
+ * passive. A user's own setting (OMP_WAIT_POLICY=active) is kept; where the
+ * program cannot be re-executed it goes on with libgomp's default. */
+static void passive_wait_policy(char **argv) {
+  if (getenv("OMP_WAIT_POLICY")) return;
+  if (setenv("OMP_WAIT_POLICY", "passive", 1) != 0) return;
+  execv("/proc/self/exe", argv);
+}
+
 int rt_main(int argc, char **argv, const RtProgram *p) {
+  passive_wait_policy(argv);
   rt_current = p;
   /* Arrays come and go: keep freed memory in the process for the next ones
    * instead of returning it to the kernel, which must zero it again (as the

@@ -43,6 +43,8 @@ while IFS='|' read -r name size kind k expr; do
   [ -n "$want" ] || bad "$name: no value from the NESL program ($expr)"
   same "$got" "$want" "$kind" || bad "$name $size 0: result $got, the NESL program gives $want"
 done <<EOF2
+dotprod|1000|float|1|bench(N)
+blackscholes|300|float|1|bench(N)
 nbody|60|float|2|bench(N)
 quicksort|500|int|1|let s = qsort({hash(i) : i in [0:N]}) in ${sorted_sum}
 batcher_sort|300|int|1|let s = take(bitonic_sort({hash(i) : i in [0:N]} ++ dist(max_int, pow2_above(N, 1) - N)), N) in ${sorted_sum}
@@ -52,6 +54,7 @@ mandelbrot|20|int|1|bench(N)
 linefit|500|float|1|bench(N)
 primes|3000|int|3|bench(N)
 quickhull|500|float|2|bench(N)
+barnes_hut|300|float|3|bench(N)
 EOF2
 
 # CUDA: compile only (cached by modification time).

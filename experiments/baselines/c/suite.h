@@ -74,6 +74,17 @@ static inline void *suite_alloc(size_t bytes) {
   return p;
 }
 
+/* n inputs in [lo, hi): lo + (hi - lo) * suite_unit(k * n + i), so streams k = 0, 1, ...
+ * of one run do not overlap; filled in parallel (suite_unit is counter-based). */
+static inline double *suite_units(long n, long k, double lo, double hi) {
+  double *a = (double *)suite_alloc(sizeof(double) * (size_t)n);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static)
+#endif
+  for (long i = 0; i < n; i++) a[i] = lo + (hi - lo) * suite_unit(k * n + i);
+  return a;
+}
+
 static inline double suite_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);

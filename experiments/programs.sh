@@ -1,0 +1,337 @@
+#!/usr/bin/env bash
+# experiments/programs.sh — fusion strategies measured end to end on the NESL benchmark
+# programs (issue 28; experiments/README.md): every program of experiments/programs at
+# one size, compiled by `nessie build` with each scheduler and run on the C back end,
+# against the hand-written baselines (experiments/baselines). Writes OUT/programs.csv
+# (one row per program and variant, whatever its status), the derived tables and the
+# gnuplot plots.
+#
+#   experiments/programs.sh [--size=tiny|small|default|large] [--jobs=N] [--runs=R]
+#                           [--out=DIR] [--bin=DIR] [--programs=a,b] [--variants=a,b]
+#   experiments/programs.sh --size=S --list            the job list, one job a line
+#   experiments/programs.sh --size=S --job=K [--build-only]   job K of that list
+#   experiments/programs.sh --size=S --merge [--out=DIR]  the rows so far -> CSV, plots
+#   experiments/programs.sh --size=S --slurm           writes a Slurm array script
+#
+# A job is one program and one variant: none, greedy-down, greedy-up, ilp-glpk,
+# ilp-cbc, ilp-cg (the schedulers; nessie build --scheduler, --solver), baseline-c
+# (experiments/baselines/c, seed 0 = the NESL program's inputs), baseline-cuda (where
+# one exists; run only where a GPU is) and, where a GPU is, cuda-SCHEDULER (--target=cuda,
+# the profile through CUPTI). A job measures: the static counts of the fusion report
+# (nessie emit --stage=fused: regions, kernels, materialised arrays, traversals,
+# objective, solve seconds) and, per run, the runtime's profile (launches, bytes
+# allocated by kernels, peak memory, main's seconds) plus the process's wall time; every
+# run's output is checked against experiments/programs/verify.py's Python model. It
+# writes one row under build/experiments/SIZE/rows/, whatever happens (status column).
+# Jobs are independent: --jobs=N builds N at a time (the C compiler is the slow part),
+# then the timed runs go one job at a time so that each has the machine's cores; on a
+# cluster each array task (--job=K) runs alone, and --merge gathers the rows (the work
+# directory must be shared). Identical generated C (schedulers that fuse alike) is
+# compiled once (column code).
+#
+# Sizes: tiny (the golden tests' sizes, one run; the tests use it for the pipeline,
+# never for timings), small, default (sized for about 15 minutes on two quiet cores;
+# 30 minutes measured under a load average of 6-10, results/README.md), large.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+size=default jobs=2 out=results bin=bin runs="" mode=all jobno="" build_only=0
+only_progs="" only_variants=""
+for a in "$@"; do
+  case "$a" in
+    --size=*) size=${a#*=} ;;
+    --jobs=*) jobs=${a#*=} ;;
+    --runs=*) runs=${a#*=} ;;
+    --out=*) out=${a#*=} ;;
+    --bin=*) bin=${a#*=} ;;
+    --programs=*) only_progs=${a#*=} ;;
+    --variants=*) only_variants=${a#*=} ;;
+    --list) mode=list ;;
+    --merge) mode=merge ;;
+    --slurm) mode=slurm ;;
+    --job=*) mode=job jobno=${a#*=} ;;
+    --build-only) build_only=1 ;;
+    -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
+    *) echo "programs.sh: unknown argument '$a' (--help)" >&2; exit 2 ;;
+  esac
+done
+programs="dotprod blackscholes nbody quicksort quickhull batcher_sort radix_sort spmv mandelbrot linefit primes barnes_hut"
+# size classes: n per program (bench(n), experiments/programs/README.md), runs per job
+case "$size" in
+  tiny)    sizes="dotprod=1000 blackscholes=300 nbody=60 quicksort=1000 quickhull=500 batcher_sort=700
+                  radix_sort=1000 spmv=300 mandelbrot=24 linefit=500 primes=2000 barnes_hut=300"; r=1 ;;
+  small)   sizes="dotprod=300000 blackscholes=30000 nbody=300 quicksort=30000 quickhull=30000 batcher_sort=8000
+                  radix_sort=30000 spmv=30000 mandelbrot=100 linefit=300000 primes=300000 barnes_hut=2000"; r=3 ;;
+  default) sizes="dotprod=3000000 blackscholes=1000000 nbody=1500 quicksort=500000 quickhull=500000 batcher_sort=16384
+                  radix_sort=500000 spmv=500000 mandelbrot=300 linefit=3000000 primes=5000000 barnes_hut=10000"; r=3 ;;
+  large)   sizes="dotprod=50000000 blackscholes=5000000 nbody=5000 quicksort=5000000 quickhull=5000000 batcher_sort=1048576
+                  radix_sort=5000000 spmv=5000000 mandelbrot=1000 linefit=50000000 primes=50000000 barnes_hut=100000"; r=5 ;;
+  *) echo "programs.sh: --size must be tiny, small, default or large" >&2; exit 2 ;;
+esac
+[ -n "$runs" ] && r=$runs
+work=${PROGRAMS_WORK:-build/experiments/$size}
+case $work in /*) ;; *) work=$root/$work ;; esac
+mkdir -p "$work/rows" "$work/logs" "$work/bins" "$work/src" "$work/ref"
+jobfile=$work/jobs.txt
+# Wall-clock limit of one run (a hang is a row with status timeout, not a stuck sweep).
+run_limit=${PROGRAMS_RUN_LIMIT:-600}
+schedulers="none greedy-down greedy-up ilp-glpk ilp-cbc ilp-cg"
+gpu=0
+if command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q GPU && bash .ci/find-cuda >/dev/null 2>&1; then gpu=1; fi
+# cuda_baseline PROGRAM: its hand-written CUDA baseline (experiments/baselines/cuda), if any
+cuda_baseline() {
+  case "$1" in
+    dotprod|blackscholes) echo "experiments/baselines/cuda/$1.cu" ;;
+    quicksort|batcher_sort|radix_sort) echo experiments/baselines/cuda/sort.cu ;;
+  esac
+}
+size_of() { tr ' ' '\n' <<<"$sizes" | sed -n "s/^$1=//p"; }
+want() { [ -z "$2" ] || tr , '\n' <<<"$2" | grep -qx "$1"; }
+
+# ---------------------------------------------------------------- the job list
+list_jobs() {
+  local p v
+  for p in $programs; do
+    want "$p" "$only_progs" || continue
+    for v in $schedulers baseline-c; do
+      want "$v" "$only_variants" && echo "$p $v $(size_of "$p") $r"
+    done
+    [ -n "$(cuda_baseline "$p")" ] && want baseline-cuda "$only_variants" && echo "$p baseline-cuda $(size_of "$p") $r"
+    if [ $gpu = 1 ]; then
+      for v in $schedulers; do want "cuda-$v" "$only_variants" && echo "$p cuda-$v $(size_of "$p") $r"; done
+    fi
+  done
+}
+
+# ---------------------------------------------------------------- one job
+header="program,n,variant,target,status,regions,kernels_before,kernels,arrays_before,arrays,traversals_before,traversals,objective_before,objective,solve_seconds,regions_not_proven,code,runs,launches,kernels_run,bytes_allocated,peak_bytes,seconds_min,seconds_median,kernel_seconds_median,process_seconds_median,threads,note"
+
+# fusion_flags VARIANT: the scheduler options of a Nessie variant.
+fusion_flags() {
+  case "${1#cuda-}" in
+    none) echo "--scheduler=none" ;;
+    ilp-glpk) echo "--scheduler=ilp --solver=glpk" ;;
+    ilp-cbc) echo "--scheduler=ilp --solver=cbc" ;;
+    *) echo "--scheduler=${1#cuda-}" ;;
+  esac
+}
+
+# static_counts WRAPPER VARIANT: the fusion report summed over regions, as the CSV's
+# columns regions .. regions_not_proven; `none` counts the unfused program (the left
+# side of any report: greedy-down's).
+static_counts() {
+  local w=$1 v=${2#cuda-} flags
+  flags=$(fusion_flags "$v")
+  [ "$v" = none ] && flags="--scheduler=greedy-down"
+  # shellcheck disable=SC2086
+  "$bin/nessie" emit "$w" --stage=fused $flags 2>"$w.static.err" | grep '^// region' |
+    awk -v none="$([ "$v" = none ] && echo 1 || echo 0)" '
+      { for (i = 1; i <= NF; i++) {
+          if ($i == "kernels") { kb += $(i + 1); ka += $(i + 3) + 0 }
+          if ($i == "arrays") { ab += $(i + 1); aa += $(i + 3) + 0 }
+          if ($i == "traversals") { tb += $(i + 1); ta += $(i + 3) + 0 }
+          if ($i == "objective") { ob += $(i + 1); oa += $(i + 3) + 0 }
+          if ($i == "solve") s += $(i + 1)
+          if ($i ~ /^status=/ && $i != "status=optimal" && $i != "status=greedy") np++
+        }
+        n++ }
+      END { if (none) { ka = kb; aa = ab; ta = tb; oa = ob; s = 0; np = 0 }
+            printf "%d,%d,%d,%d,%d,%d,%d,%.0f,%.0f,%.6f,%d\n", n, kb, ka, ab, aa, tb, ta, ob, oa, s, np }'
+}
+
+median() { grep . | sort -g | awk '{ a[NR] = $1 } END { if (NR == 0) print ""; else if (NR % 2) print a[(NR + 1) / 2]; else printf "%.6f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+minimum() { grep . | sort -g | head -n 1; }
+
+run_job() {
+  local line prog variant n runs
+  line=$(sed -n "${1}p" "$jobfile")
+  [ -n "$line" ] || { echo "programs.sh: no job $1 in $jobfile" >&2; exit 2; }
+  read -r prog variant n runs <<<"$line"
+  local row=$work/rows/$prog.$variant.csv log=$work/logs/$prog.$variant.log
+  local target=c
+  case "$variant" in cuda-*|baseline-cuda) target=cuda ;; esac
+  local status=ok static=",,,,,,,,,," code="" note="" threads=${OMP_NUM_THREADS:-$(nproc)}
+  local exe="" w="" cmd=()
+  [ $build_only = 1 ] && : >"$log"
+  emit_row() { # the row, with dynamic columns $1
+    echo "$prog,$n,$variant,$target,$status,$static,$code,$1,$threads,$note" >"$row"
+  }
+  case "$variant" in
+    baseline-c)
+      local src=experiments/baselines/c/$prog.c
+      if [ ! -f "$src" ]; then status=no-baseline note="no hand-written C baseline"; emit_row ",,,,,,,,"; return 0; fi
+      exe=$work/bins/baseline-$prog
+      if [ ! -x "$exe" ] || [ "$src" -nt "$exe" ] || [ experiments/baselines/c/suite.h -nt "$exe" ]; then
+        if ! "${CC:-cc}" -std=c11 -O2 -fopenmp "$src" -lm -o "$exe.tmp.$$" >>"$log" 2>&1 ||
+           ! mv -f "$exe.tmp.$$" "$exe"; then
+          status=build-failed note="cc failed (see $log)"; emit_row ",,,,,,,,"; return 0
+        fi
+      fi
+      cmd=("$exe" "$n" 0) ;;
+    baseline-cuda)
+      local cu
+      cu=$(cuda_baseline "$prog")
+      if [ -z "$cu" ] || [ ! -f "$cu" ]; then status=no-baseline note="no hand-written CUDA baseline"; emit_row ",,,,,,,,"; return 0; fi
+      if [ $gpu = 0 ]; then status=no-gpu note="$(basename "$cu") not run: no GPU"; emit_row ",,,,,,,,"; return 0; fi
+      exe=$work/bins/baseline-cuda-$prog
+      [ -x "$exe" ] || "$(bash .ci/find-cuda)" -O2 "$cu" -o "$exe" >>"$log" 2>&1 ||
+        { status=build-failed; note="nvcc failed (see $log)"; emit_row ",,,,,,,,"; return 0; }
+      cmd=("$exe" "$n" 0) ;;
+    *)
+      w=$work/src/$prog.nesl
+      [ -f "$w" ] || printf 'load "%s/experiments/programs/%s" $\nbench(%s) $\n' "$root" "$prog" "$n" >"$w"
+      local flags tflag=""
+      flags=$(fusion_flags "$variant")
+      [ "$target" = cuda ] && tflag="--target=cuda"
+      # the static counts and the generated code's hash, kept from the build phase
+      local memo=$work/logs/$prog.$variant.static
+      if [ -s "$memo" ] && [ "$memo" -nt "$bin/nessie" ]; then
+        read -r static code <"$memo"
+      else
+        static=$(static_counts "$w" "$variant") || true
+        [ -n "$static" ] || static=",,,,,,,,,,"
+        # shellcheck disable=SC2086
+        if ! "$bin/nessie" emit "$w" --stage="$target" $flags >"$w.$variant.$target" 2>>"$log"; then
+          status=build-failed note="nessie emit failed (see $log)"; emit_row ",,,,,,,,"; return 0
+        fi
+        code=$(md5sum <"$w.$variant.$target" | cut -c1-10)
+        rm -f "$w.$variant.$target"
+        echo "$static $code" >"$memo"
+      fi
+      [ "$static" != ",,,,,,,,,," ] || note="no fusion report"
+      exe=$work/bins/$prog-$target-$code
+      # shellcheck disable=SC2086
+      # shellcheck disable=SC2016 # $1.. expand in the inner shell
+      if ! flock "$exe.lock" bash -c '[ -x "$1" ] || "$2/nessie" build "$3" -o "$1" $4 $5' _ \
+             "$exe" "$bin" "$w" "$flags" "$tflag" >>"$log" 2>&1; then
+        status=build-failed note="nessie build failed (see $log)"; emit_row ",,,,,,,,"; return 0
+      fi
+      cmd=("$exe") ;;
+  esac
+  if [ $build_only = 1 ]; then return 0; fi
+  local i t0 t1 rc prof=$work/logs/$prog.$variant.prof.csv outf=$work/logs/$prog.$variant.out
+  local secs="" ksecs="" psecs="" launches="" kruns="" bytes="" peak=""
+  for i in $(seq 1 "$runs"); do
+    rm -f "$prof"
+    t0=$(date +%s.%N)
+    set +e
+    NESSIE_PROFILE=$prof timeout "$run_limit" "${cmd[@]}" >"$outf" 2>>"$log"
+    rc=$?
+    set -e
+    t1=$(date +%s.%N)
+    if [ $rc = 124 ]; then status=timeout note="run over ${run_limit}s"; break; fi
+    if [ $rc != 0 ]; then status=run-failed note="exit $rc (see $log)"; tail -n 5 "$outf" >>"$log"; break; fi
+    local verdict
+    if [[ $variant == baseline-* ]]; then
+      verdict=$(python3 experiments/programs/verify.py --check-baseline="$outf" "$prog=$n" --cache="$work/ref" 2>&1) || true
+    else
+      verdict=$(python3 experiments/programs/verify.py --check="$outf" "$prog=$n" --cache="$work/ref" 2>&1) || true
+    fi
+    if [ "$verdict" != ok ]; then
+      status=wrong note=$(tr ',\n' ';' <<<"$verdict" | cut -c1-200)
+      { echo "run $i: $verdict"; cat "$outf"; } >>"$log"
+      break
+    fi
+    psecs="$psecs $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }')"
+    if [[ $variant == baseline-* ]]; then
+      secs="$secs $(sed -n 's/^seconds //p' "$outf")"
+    else
+      # profile: kernel rows, then (total) with peak bytes and main's seconds
+      local p
+      p=$(awk -F, 'NR > 1 && $4 == "(total)" { peak = $9; s = $10 }
+                   NR > 1 && $4 != "(total)" { l += $7; k++; b += $9; ks += $10 }
+                   END { printf "%s %d %d %.0f %.0f %.6f\n", s, l, k, b, peak, ks }' "$prof")
+      read -r s launches kruns bytes peak ks <<<"$p"
+      secs="$secs $s" ksecs="$ksecs $ks"
+    fi
+  done
+  if [ "$status" != ok ]; then emit_row "$runs,,,,,,,,"; return 0; fi
+  local smin smed kmed pmed
+  smin=$(tr ' ' '\n' <<<"$secs" | minimum || true)
+  smed=$(tr ' ' '\n' <<<"$secs" | median || true)
+  kmed=$(tr ' ' '\n' <<<"$ksecs" | median || true)
+  pmed=$(tr ' ' '\n' <<<"$psecs" | median || true)
+  emit_row "$runs,$launches,$kruns,$bytes,$peak,$smin,$smed,$kmed,$pmed"
+}
+
+# ---------------------------------------------------------------- merging
+merge() {
+  mkdir -p "$out"
+  local csv=$out/programs.csv
+  # one row per job of the list, in its order; a job that left no row (it died) is a
+  # row with status job-failed
+  { echo "$header"
+    local p v n k t
+    while read -r p v n k; do
+      if [ -f "$work/rows/$p.$v.csv" ]; then
+        cat "$work/rows/$p.$v.csv"
+      else
+        t=c
+        case "$v" in cuda-*|baseline-cuda) t=cuda ;; esac
+        echo "$p,$n,$v,$t,job-failed,,,,,,,,,,,,,$k,,,,,,,,,,no row: the job died (see $work/logs/$p.$v.log)"
+      fi
+    done <"$jobfile"; } >"$csv"
+  # the derived tables (python3: the rank correlation) and the plots
+  python3 experiments/programs-tables.py "$csv" "$out"
+  local rho
+  rho=$(sed -n 's/^rank correlation (Spearman) .*: //p' "$out/programs-summary.txt")
+  if grep -q '^[^,]*,[^,]*,none,c,ok,' "$csv"; then
+    gnuplot -e "out='$out'" experiments/plots/programs-time.gp
+    gnuplot -e "out='$out'" experiments/plots/programs-bytes.gp
+    gnuplot -e "out='$out'; rho='$rho'" experiments/plots/programs-objective.gp
+    gnuplot -e "out='$out'" experiments/plots/programs-baselines.gp
+  else
+    echo "programs.sh: no program ran unfused correctly: no plots" >&2
+  fi
+  local bad
+  bad=$(awk -F, 'NR > 1 && $5 != "ok" { printf "  %s %s: %s (%s)\n", $1, $3, $5, $28 }' "$csv")
+  echo "programs ($size): $(($(wc -l <"$csv") - 1)) rows in $csv; plots and tables in $out" >&2
+  [ -z "$bad" ] || { echo "rows whose status is not ok:" >&2; echo "$bad" >&2; }
+}
+
+case $mode in
+  list) list_jobs ;;
+  job) [ -f "$jobfile" ] || list_jobs >"$jobfile"; run_job "$jobno" ;;
+  merge) merge ;;
+  slurm)
+    list_jobs >"$jobfile"
+    n=$(wc -l <"$jobfile")
+    cat >"$work/programs.slurm" <<EOF
+#!/bin/bash
+# Generated by experiments/programs.sh --size=$size --slurm: one array task per line of
+# $jobfile (program, variant, n, runs). Submit from the repository root, on a shared
+# file system, after \`make\`:
+#   sbatch $work/programs.slurm
+# then, when every task has finished:
+#   bash experiments/programs.sh --size=$size --merge --out=results
+#SBATCH --job-name=nessie-programs
+#SBATCH --array=1-$n
+#SBATCH --cpus-per-task=${SLURM_CPUS:-2}
+#SBATCH --time=01:00:00
+#SBATCH --output=$work/logs/slurm-%A_%a.out
+cd "$root"
+bash experiments/programs.sh --size=$size --job=\$SLURM_ARRAY_TASK_ID
+EOF
+    echo "wrote $work/programs.slurm ($n array tasks) and $jobfile" >&2 ;;
+  all)
+    [ -x "$bin/nessie" ] || { echo "programs.sh: no $bin/nessie (run make)" >&2; exit 1; }
+    command -v gnuplot >/dev/null || { echo "programs.sh: gnuplot is not installed (make deps)" >&2; exit 1; }
+    command -v python3 >/dev/null || { echo "programs.sh: python3 is needed (the output checks)" >&2; exit 1; }
+    list_jobs >"$jobfile"
+    rm -f "$work"/rows/*.csv
+    n=$(wc -l <"$jobfile")
+    extra=()
+    [ "$bin" = bin ] || extra+=(--bin="$bin")
+    [ -z "$runs" ] || extra+=(--runs="$runs")
+    echo "programs ($size): $n jobs; building with $jobs at a time; load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+    start=$(date +%s)
+    seq 1 "$n" | xargs -P "$jobs" -I{} bash "$0" --size="$size" --job={} --build-only "${extra[@]}" ||
+      echo "programs.sh: a build job failed (its row says why)" >&2
+    built=$(date +%s)
+    echo "programs ($size): built in $((built - start)) s; timed runs one job at a time" >&2
+    for k in $(seq 1 "$n"); do
+      bash "$0" --size="$size" --job="$k" "${extra[@]}" || echo "programs.sh: job $k ($(sed -n "${k}p" "$jobfile")) failed" >&2
+    done
+    echo "programs ($size): ran in $(($(date +%s) - built)) s; load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+    merge ;;
+esac
