@@ -21,7 +21,7 @@ static void desc(NzBuf *b, const FlTy *t) {
   case FT_FLOAT: nz_buf_putc(b, 'f'); return;
   case FT_BOOL: nz_buf_putc(b, 'b'); return;
   case FT_CHAR: nz_buf_putc(b, 'c'); return;
-  case FT_FN: nz_buf_putc(b, 'n'); return;
+  case FT_FN: nz_buf_putc(b, 'N'); return; /* its int tag */
   case FT_SEQ:
     nz_buf_putc(b, '[');
     desc(b, t->a);

@@ -227,7 +227,8 @@ static void fmt_val(Show *s, const char *d, const LcuValue *c, int vec, int64_t 
     else nz_buf_printf(s->b, "`%c", (char)x);
     return;
   }
-  case 'n': nz_buf_puts(s->b, obj ? "F " : "function"); return;
+  case 'n':
+  case 'N': nz_buf_puts(s->b, obj ? "F " : "function"); return;
   case '[': {
     const LcuValue *ec = vec ? c + 1 : c;
     int64_t lo = vec ? c->u.sd->starts[i] : 0, n = vec ? c->u.sd->lens[i] : vrows(d + 1, c);
