@@ -1,7 +1,8 @@
 # Nessie — build and test.
 #   make          build every binary into bin/ (nessie, nessie-gen, nessie-bench, ...)
 #   make test     install missing packages, build (plain and ASan+UBSan), run every test
-#   make run      the README's main job
+#   make run      the README's main job (experiments/tour.sh): pictures and profile in build/run
+#   make pictures the README's pictures of fusion clusters (experiments/pictures.sh)
 #   make deps     install missing Debian packages (.ci/install-deps)
 #   make plots    the solver-performance and fusion-quality experiments into results/
 #                 (SIZE=tiny|small|default|large, JOBS=2; default takes about 20 minutes)
@@ -67,7 +68,7 @@ BINS    := $(RTLIB) $(RTHDR) $(RTCUDA) $(B)/nessie $(if $(wildcard generators/ne
            $(if $(wildcard generators/nessie-neslgen.c),$(B)/nessie-neslgen) \
            $(if $(wildcard experiments/nessie-bench.c),$(B)/nessie-bench)
 
-.PHONY: all test run deps clean asan unit format fuzz fuzz-lcu plots bench test-gpu
+.PHONY: all test run deps clean asan unit format fuzz fuzz-lcu plots bench test-gpu pictures
 all: $(BINS) $(UNITBIN)
 
 $(O)/%.o: %.c
@@ -134,18 +135,16 @@ test-gpu: all
 	JOBS=$(JOBS) bash tests/cuda/run_gpu.sh bin
 	bash experiments/cuda/bench.sh
 
-# The main job, as far as the pipeline goes today: a λcu program checked, run,
-# fused by the ILP scheduler (report and fused program) and run fused; then a
-# NESL program through the reference interpreter, flattened to λcu, and compiled to C.
+# The main job (README "A tour"): a real NESL program (tests/nesl/nbody.nesl) run,
+# flattened and fused, its clusters drawn, the schedulers compared, compiled (C back
+# end; CUDA where a GPU is present), run and profiled: experiments/tour.sh, into build/run.
 run: deps
 	$(MAKE) all
-	bin/nessie lcu check tests/lcu/dotprod.lcu
-	bin/nessie lcu run tests/lcu/dotprod.lcu '[1.0, 2.0, 3.0]' '[4.0, 5.0, 6.0]'
-	bin/nessie lcu fuse tests/lcu/dotprod.lcu --scheduler=ilp
-	bin/nessie lcu run tests/lcu/dotprod.lcu '[1.0, 2.0, 3.0]' '[4.0, 5.0, 6.0]' --scheduler=ilp
-	bin/nessie run tests/nesl/quicksort.nesl
-	bin/nessie run tests/nesl/quicksort.nesl --interp=lcu --scheduler=greedy-down
-	bin/nessie run tests/nesl/quicksort.nesl --target=c --scheduler=greedy-down
+	bash experiments/tour.sh bin build/run
+
+# The committed pictures of the README (fusion clusters): experiments/pictures.sh.
+pictures: all
+	bash experiments/pictures.sh bin
 
 SIZE ?= default
 JOBS ?= 2

@@ -196,7 +196,7 @@ typedef struct {
   long long work_limit;
   /* Refuse the fusions that reorder a float reduction (compat.c,
    * fus_vcompat): fused programs then give bit-identical results to the
-   * unfused interpreter (README.md, "Decisions"). */
+   * unfused interpreter (fusion/README.md, "Decisions"). */
   int strict_float;
   const char *dump_ilp; /* write each ILP instance here (CPLEX LP), or NULL */
   int dump_seq;         /* instances dumped so far; the second gets FILE.1 etc. */

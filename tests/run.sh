@@ -103,20 +103,45 @@ run_unit() { # bindir
   done
 }
 
+# Scripts run TEST_JOBS at a time (default 2: the scripts are mostly serial),
+# each under a generous hang guard (TEST_HANG seconds, default 1800: a guard
+# against a hung process, not a speed requirement); results are reported in
+# file order, and the slowest scripts are listed at the end (information only).
 run_scripts() { # bindir
+  local jobs=${TEST_JOBS:-2} hang=${TEST_HANG:-1800} i=0 scripts=()
   for s in tests/sh/*.sh; do
     [ -e "$s" ] || continue
     selected "$s" || continue
-    NESSIE_BIN=$1 timeout 600 bash "$s" >"$tmp/s" 2>&1
-    local st=$?
-    if [ $st = 0 ]; then
+    scripts+=("$s")
+  done
+  for s in "${scripts[@]}"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n 2>/dev/null || true; done
+    (
+      t0=$(date +%s)
+      NESSIE_BIN=$1 timeout "$hang" bash "$s" >"$tmp/s.$i" 2>&1
+      echo "$? $(($(date +%s) - t0))" >"$tmp/st.$i"
+    ) &
+    i=$((i + 1))
+  done
+  wait
+  i=0
+  for s in "${scripts[@]}"; do
+    local st secs
+    read -r st secs <"$tmp/st.$i" || { st=1 secs=0; }
+    echo "$secs [$1] $s" >>"$tmp/times"
+    if [ "$st" = 0 ]; then
       result OK "[$1] $s"
-    elif [ $st = 77 ]; then # skipped: not counted as passed
+    elif [ "$st" = 77 ]; then # skipped: not counted as passed
       skip=$((skip + 1))
-      skipped+=("[$1] $s: $(tail -n 1 "$tmp/s")")
+      skipped+=("[$1] $s: $(tail -n 1 "$tmp/s.$i")")
+    elif [ "$st" = 124 ]; then
+      echo "hung: still running after $hang s (TEST_HANG)" >"$tmp/d"
+      tail -n 20 "$tmp/s.$i" >>"$tmp/d"
+      result FAIL "[$1] $s" "$tmp/d"
     else
-      result FAIL "[$1] $s" "$tmp/s"
+      result FAIL "[$1] $s" "$tmp/s.$i"
     fi
+    i=$((i + 1))
   done
 }
 
@@ -142,6 +167,10 @@ fi
 if [ $skip -gt 0 ]; then
   echo "skipped (not counted):"
   printf '  %s\n' "${skipped[@]}"
+fi
+if [ -s "$tmp/times" ]; then
+  echo "slowest scripts (seconds, information only):"
+  sort -rn "$tmp/times" | head -n 8 | sed 's/^/  /'
 fi
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -109,7 +109,8 @@ int cg_cuda_compile(const char *text, const char *out, const CgCudaOpts *o) {
   av[n++] = "-lcupti";
   av[n++] = "-Xcompiler=-fopenmp";
 #if defined(__SANITIZE_ADDRESS__) /* the sanitizer build's runtime is instrumented */
-  av[n++] = "-Xcompiler=-fsanitize=address,undefined";
+  av[n++] = "-Xcompiler=-fsanitize=address"; /* one flag each: nvcc splits -Xcompiler at commas */
+  av[n++] = "-Xcompiler=-fsanitize=undefined";
 #endif
   av[n++] = "-lm";
   av[n++] = "-lpthread";

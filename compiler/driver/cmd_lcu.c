@@ -13,7 +13,7 @@ static void lcu_usage(FILE *f) {
         "       --dot=DIR [--png] [--dot-time-limit=SEC]  --dump-ilp=FILE.lp\n"
         "--time-limit bounds an exact scheduler's search in seconds (default 10), --work-limit\n"
         "in counted work (without --time-limit, work alone: a run repeats on any machine);\n"
-        "--strict-float: no fusion that reorders a float reduction (README.md, \"Decisions\")\n"
+        "--strict-float: no fusion that reorders a float reduction (fusion/README.md, \"Decisions\")\n"
         "ARGs are literals of main's parameter types: 7, 1.5, T, [1, 2], segdes[2, 0],\n"
         "(1, [T, F]); see compiler/lcu/README.md.\n",
         f);

@@ -1,6 +1,6 @@
 /* nesl_fuzz.c — libFuzzer target for the NESL lexer, parser and type checker: any input
  * must give either a checked program or diagnostics, never a crash, hang or leak.
- * Build and run a short campaign with `make fuzz` (see README "NESL front end"). */
+ * Build and run a short campaign with `make fuzz` (see compiler/nesl/README.md, "Tests and fuzzing"). */
 #include "nesl.h"
 
 static NlEnv *env;

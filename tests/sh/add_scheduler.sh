@@ -15,8 +15,8 @@ else
   tar -C "$root" --exclude=./build --exclude=./bin --exclude=./.git -cf - . | tar -xf - -C "$tree"
 fi
 
-# The code block after "**Adding a scheduler**", and the table entry.
-awk '/^\*\*Adding a scheduler\*\*/ { on = 1 } on && /^```c$/ { code = 1; next } code && /^```$/ { exit } code { print }' \
+# The code block after the heading "## Adding a scheduler", and the table entry.
+awk '/^## Adding a scheduler/ { on = 1 } on && /^```c$/ { code = 1; next } code && /^```$/ { exit } code { print }' \
   README.md >"$tree/fusion/sched_mine.c"
 grep -q 'fus_sched_mine' "$tree/fusion/sched_mine.c" || bad "no code block for fus_sched_mine in the README"
 entry=$(grep -o '{"mine", fus_sched_mine, "[^"]*"}' README.md | head -n 1)

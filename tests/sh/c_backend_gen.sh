@@ -24,7 +24,7 @@ for fam in "${fams[@]}"; do
       "$bin/nessie-gen" $spec >"$tmp/r.lcu" || { bad "nessie-gen $spec"; continue; }
       for s in "${scheds[@]}"; do
         for ml in 0 12 3000; do
-          run=(lcu run "$tmp/r.lcu" --random-inputs --seed=$seed --max-len=$ml --scheduler=$s --time-limit=5)
+          run=(lcu run "$tmp/r.lcu" --random-inputs --seed=$seed --max-len=$ml --scheduler=$s --work-limit=100000)
           want=$("$bin/nessie" "${run[@]}" 2>&1)
           got=$(OMP_NUM_THREADS=2 "$bin/nessie" "${run[@]}" --compiled 2>&1)
           n=$((n + 1))

@@ -4,7 +4,7 @@
 # print the same result unfused and fused by every scheduler. Skips (77) while
 # `nessie lcu run` does not take --scheduler.
 # Comparison: exact (cmp of the printed results), although fusion may
-# reassociate float reductions (README.md, "Decisions"): --random-inputs
+# reassociate float reductions (fusion/README.md, "Decisions"): --random-inputs
 # floats are quarter steps and the generator keeps fadd sums exact, so every
 # order of addition gives the same bits. Searches are bounded by work
 # (--work-limit, no time limit): the schedules are the same on any machine.

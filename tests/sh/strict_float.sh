@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The float policy (README.md, "Decisions"): fusion may reassociate a float
+# The float policy (fusion/README.md, "Decisions"): fusion may reassociate a float
 # reduction (PERMUTE into a REDUCE with fadd sums in source order, not in
 # destination order), and --strict-float refuses exactly those fusions, so
 # that fused results are bit-identical to the unfused interpreter's.
