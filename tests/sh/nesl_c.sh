@@ -45,7 +45,7 @@ for f in tests/nesl/*.nesl; do
   echo "exit $?" >>"$tmp/ast.out"
   if grep -q "^$name " "$own"; then
     listed=$((listed + 1))
-    timeout 120 "$bin/nessie" run "$f" "${extra[@]}" --target=c >"$tmp/c.out" 2>"$tmp/c.err" </dev/null
+    timeout 900 "$bin/nessie" run "$f" "${extra[@]}" --target=c >"$tmp/c.out" 2>"$tmp/c.err" </dev/null
     echo "exit $?" >>"$tmp/c.out"
     cmp -s "$tmp/ast.out" "$tmp/c.out" && cmp -s "$tmp/ast.err" "$tmp/c.err" && now_ok+=("$name")
     continue
@@ -54,7 +54,7 @@ for f in tests/nesl/*.nesl; do
   for s in $scheds; do
     opt=()
     [ "$s" = none ] || opt=(--scheduler="$s")
-    timeout 120 "$bin/nessie" run "$f" "${extra[@]}" --target=c "${opt[@]}" >"$tmp/c.out" 2>"$tmp/c.err" </dev/null
+    timeout 900 "$bin/nessie" run "$f" "${extra[@]}" --target=c "${opt[@]}" >"$tmp/c.out" 2>"$tmp/c.err" </dev/null
     echo "exit $?" >>"$tmp/c.out"
     if ! cmp -s "$tmp/ast.out" "$tmp/c.out" || ! cmp -s "$tmp/ast.err" "$tmp/c.err"; then
       if [ $lcu_ok = unknown ]; then # a program nesl_lcu.sh fails on (its list is behind) is not ours
