@@ -5,7 +5,7 @@
 #   results/greedy-trap/{greedy-down,greedy-up,ilp}.{svg,png}
 #       tests/fusion/greedy_trap.lcu (paper §8.1) as each scheduler fuses it;
 #   results/nbody/ilp-largest-region.{svg,png}
-#       the region of tests/nesl/nbody.nesl with the most kernels, fused by ilp
+#       the region of tests/nesl/nbody.nesl with the most kernels, fused by ilp-cg
 #       (the program of experiments/tour.sh, `make run`).
 set -euo pipefail
 bin=${1:-bin}
@@ -22,7 +22,7 @@ for s in greedy-down greedy-up ilp; do
 done
 
 "$bin/nessie" emit tests/nesl/nbody.nesl --stage=lcu >"$tmp/nbody.lcu"
-"$bin/nessie" lcu fuse "$tmp/nbody.lcu" --scheduler=ilp --dot="$tmp/nbody" --png >"$tmp/nbody.fused.lcu"
+"$bin/nessie" lcu fuse "$tmp/nbody.lcu" --scheduler=ilp-cg --dot="$tmp/nbody" --png >"$tmp/nbody.fused.lcu"
 biggest=$(awk '/^\/\/ region / { n = $0; sub(/.*kernels /, "", n); sub(/ .*/, "", n);
                                   if (n + 0 > best) { best = n + 0; r = $3 } } END { print r }' "$tmp/nbody.fused.lcu")
 cp "$tmp/nbody/region$biggest.svg" results/nbody/ilp-largest-region.svg

@@ -3,9 +3,9 @@
 # one real NESL program, tests/nesl/nbody.nesl (a direct-sum n-body step), through the
 # whole pipeline with the binaries of BINDIR (default bin) into OUTDIR (default
 # build/run):
-#   1. run by the reference interpreter, then flattened to λcu and fused by ilp
+#   1. run by the reference interpreter, then flattened to λcu and fused by ilp-cg
 #      (--interp=lcu), which must print the same;
-#   2. its λcu (OUTDIR/nbody.lcu), fused by ilp with the fusion report
+#   2. its λcu (OUTDIR/nbody.lcu), fused by ilp-cg with the fusion report
 #      (OUTDIR/nbody.fused.lcu) and every region's clusters drawn
 #      (OUTDIR/pictures/regionN.svg and .png);
 #   3. the schedulers compared by nessie-bench (kernels and objective summed over the
@@ -26,8 +26,8 @@ rm -rf "$out/pictures"
 echo "== 1. $prog, run by the reference interpreter (lines cut at 100 characters)"
 "$bin/nessie" run "$prog" >"$out/ast.out"
 cut -c 1-100 "$out/ast.out"
-echo "== flattened to λcu, fused by ilp, run by the λcu interpreter"
-"$bin/nessie" run "$prog" --interp=lcu --scheduler=ilp >"$out/lcu.out"
+echo "== flattened to λcu, fused by ilp-cg, run by the λcu interpreter"
+"$bin/nessie" run "$prog" --interp=lcu --scheduler=ilp-cg >"$out/lcu.out"
 if cmp -s "$out/ast.out" "$out/lcu.out"; then
   echo "the same $(wc -l <"$out/lcu.out") lines"
 else
@@ -36,9 +36,9 @@ else
   exit 1
 fi
 
-echo "== 2. fused by ilp: the report's total, and the largest region"
+echo "== 2. fused by ilp-cg: the report's total, and the largest region"
 "$bin/nessie" emit "$prog" --stage=lcu >"$out/nbody.lcu"
-"$bin/nessie" lcu fuse "$out/nbody.lcu" --scheduler=ilp --dot="$out/pictures" --png >"$out/nbody.fused.lcu"
+"$bin/nessie" lcu fuse "$out/nbody.lcu" --scheduler=ilp-cg --dot="$out/pictures" --png >"$out/nbody.fused.lcu"
 grep '^// total' "$out/nbody.fused.lcu"
 # The region with the most kernels before fusion, and its clusters.
 biggest=$(awk '/^\/\/ region / { n = $0; sub(/.*kernels /, "", n); sub(/ .*/, "", n);
@@ -46,7 +46,7 @@ biggest=$(awk '/^\/\/ region / { n = $0; sub(/.*kernels /, "", n); sub(/ .*/, ""
 grep -A1 "^// region $biggest in" "$out/nbody.fused.lcu" | cut -c 1-160
 
 echo "== 3. schedulers compared (nessie-bench): kernels after fusion and objective, summed over the regions"
-"$bin/nessie-bench" --scheduler=none,greedy-down,greedy-up,ilp,ilp-cg --format=csv "$out/nbody.lcu" >"$out/bench.csv"
+"$bin/nessie-bench" --scheduler=none,greedy-down,greedy-up,ilp-cg --format=csv "$out/nbody.lcu" >"$out/bench.csv"
 awk -F, 'NR > 1 { if (!($4 in k)) order[++n] = $4; k[$4] += $8; o[$4] += $14 }
          END { for (i = 1; i <= n; i++) printf "%-12s kernels %4d  objective %d\n", order[i], k[order[i]], o[order[i]] }' "$out/bench.csv"
 
@@ -54,8 +54,8 @@ target=c
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU && bash .ci/find-cuda >/dev/null 2>&1; then
   target=cuda
 fi
-echo "== 4. compiled (--target=$target, fused by ilp, --profile), run and timed"
-"$bin/nessie" build "$prog" --target=$target --scheduler=ilp --profile -o "$out/nbody"
+echo "== 4. compiled (--target=$target, fused by ilp-cg, --profile), run and timed"
+"$bin/nessie" build "$prog" --target=$target --scheduler=ilp-cg --profile -o "$out/nbody"
 (cd "$out" && NESSIE_TIME=1 ./nbody >compiled.out 2>time.out) || { cat "$out/time.out"; exit 1; }
 if cmp -s "$out/ast.out" "$out/compiled.out"; then
   echo "the compiled program prints the same $(wc -l <"$out/compiled.out") lines; it ran in $(sed -n 's/^seconds //p' "$out/time.out") s"
