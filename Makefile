@@ -122,10 +122,12 @@ deps:
 	@bash .ci/install-deps
 
 # The test command of the README: both builds, then every suite against both.
+# The builds run two compilers at a time (BUILD_JOBS) unless make was given -j.
+BUILD_JOBS ?= 2
 test: deps
 	@bash .ci/find-cuda >/dev/null && echo "CUDA toolkit: $$(bash .ci/find-cuda)" || bash .ci/find-cuda
-	$(MAKE) all
-	$(MAKE) SAN=1 all
+	$(MAKE) $(if $(findstring j,$(MAKEFLAGS)),,-j$(BUILD_JOBS)) all
+	$(MAKE) $(if $(findstring j,$(MAKEFLAGS)),,-j$(BUILD_JOBS)) SAN=1 all
 	@bash tests/run.sh bin build/asan/bin
 
 # On a machine with a GPU: every test program built with --target=cuda and run against
