@@ -704,6 +704,36 @@ static void bound_unuse(NlExpr *e, bool *used, int nslots) {
     for (int i = 0; i < e->n; i++) bound_unuse(e->xs[i], used, nslots);
 }
 
+/* The state of the function body being lowered: saved around an inlined call or a
+ * lambda body, whose own frame replaces it meanwhile. */
+typedef struct {
+  FlVal *slots;
+  int nslots;
+  const FlTy **sub;
+  int nsub;
+  NlType **gvars;
+  NzLoc uloc;
+  FlVal **ups;
+  int nups;
+  const char *fn_name;
+} FlFrame;
+
+static FlFrame frame_save(const Fl *F) {
+  return (FlFrame){F->slots, F->nslots, F->sub, F->nsub, F->gvars, F->uloc, F->ups, F->nups, F->fn_name};
+}
+
+static void frame_restore(Fl *F, const FlFrame *s) {
+  F->slots = s->slots;
+  F->nslots = s->nslots;
+  F->sub = s->sub;
+  F->nsub = s->nsub;
+  F->gvars = s->gvars;
+  F->uloc = s->uloc;
+  F->ups = s->ups;
+  F->nups = s->nups;
+  F->fn_name = s->fn_name;
+}
+
 /* Back to the caller's state (saved) after building another λcu function, keeping what
  * the pass shares across functions. */
 static void restore_caller(Fl *F, Fl *saved) {
@@ -1037,14 +1067,7 @@ static FlVal call_user(Fl *F, NlExpr *e, NlDecl *d, const FlTy **given) {
   bool rec = F->inlining.n >= 48;
   for (int i = 0; i < F->inlining.n && !rec; i++) rec = F->inlining.v[i] == d;
   if (!rec) {
-    FlVal *sslots = F->slots;
-    int snslots = F->nslots, snsub = F->nsub;
-    const FlTy **ssub = F->sub;
-    NlType **sgvars = F->gvars;
-    NzLoc suloc = F->uloc;
-    FlVal **sups = F->ups;
-    int snups = F->nups;
-    const char *sname = F->fn_name;
+    FlFrame saved = frame_save(F);
     F->fn_name = d->name;
     F->ups = NULL;
     F->nups = 0;
@@ -1061,15 +1084,7 @@ static FlVal call_user(Fl *F, NlExpr *e, NlDecl *d, const FlTy **given) {
     nz_vec_push(F->inlining, d);
     FlVal r = lower(F, d->body);
     F->inlining.n--;
-    F->slots = sslots;
-    F->nslots = snslots;
-    F->sub = ssub;
-    F->nsub = snsub;
-    F->gvars = sgvars;
-    F->uloc = suloc;
-    F->ups = sups;
-    F->nups = snups;
-    F->fn_name = sname;
+    frame_restore(F, &saved);
     r.t = rt;
     return r;
   }
@@ -1209,28 +1224,17 @@ static FlVal call_value(Fl *F, NlExpr *e) {
       if (tag.ctx) tag = flan_derive(F, tag, F->ctx);
       ups = cap_frames(F, l, cap_rows, &tag);
     }
-    FlVal *sslots = F->slots;
-    int snslots = F->nslots, snsub = F->nsub;
-    const FlTy **ssub = F->sub;
-    NlType **sgvars = F->gvars;
+    FlFrame saved = frame_save(F);
     F->nslots = lam->nslots;
     F->slots = NZ_NEWN(F->a, FlVal, lam->nslots > 0 ? lam->nslots : 1);
     F->sub = l->sub;
     F->gvars = l->gvars;
     F->nsub = l->nsub;
-    FlVal **sups = F->ups;
-    int snups = F->nups;
     F->ups = ups;
     F->nups = l->nups;
     bind_pat(F, lam->pats[0], arg);
     FlVal r = lower(F, lam->a);
-    F->ups = sups;
-    F->nups = snups;
-    F->slots = sslots;
-    F->nslots = snslots;
-    F->sub = ssub;
-    F->nsub = snsub;
-    F->gvars = sgvars;
+    frame_restore(F, &saved);
     return r;
   }
   /* a named function: the newest global of that identity */
