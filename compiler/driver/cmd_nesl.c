@@ -21,6 +21,7 @@ typedef struct {
   DrvFuse fo;
   int rc;      /* exit status of a failure other than a user error (0: none) */
   bool stats;  /* --stats: the λcu interpreter's work counters on stderr at the end */
+  bool noopt;  /* --stage=flan or --no-opt: the flattener's program without the Flan optimiser */
   NZ_VEC(FlProgram *) forms; /* emit --stage=lcu|fused: the forms' programs, joined at the end */
   NZ_VEC(NlDecl *) form_decls;
   /* The compiled path (build, emit --stage=c, run --target=c, emit --show): main shows
@@ -48,6 +49,12 @@ static FlProgram *form_program(Job *j, NlDecl *d) {
     fprintf(stderr, "%s", b.s ? b.s : "");
     nz_buf_free(&b);
     nz_error("the flattener produced a program that fails the λcu checker (a bug; program above)");
+    flan_program_free(fp);
+    j->rc = NZ_EXIT_INTERNAL;
+    return NULL;
+  }
+  if (!j->noopt && flan_opt(fp->lcu, NULL) != 0) {
+    nz_error("the Flan optimiser broke the program (a bug); --no-opt runs without it");
     flan_program_free(fp);
     j->rc = NZ_EXIT_INTERNAL;
     return NULL;
@@ -622,7 +629,11 @@ int drv_cmd_nesl(int argc, char **argv) {
     const char *a = argv[i];
     if (j.emit && !strncmp(a, "--stage=", 8)) {
       j.stage = a + 8;
-      if (!strcmp(j.stage, "mono") || !strcmp(j.stage, "flan")) {
+      if (!strcmp(j.stage, "flan")) { /* Flan is λcu before the optimiser (compiler/flan/README.md) */
+        j.stage = "lcu";
+        j.noopt = true;
+      }
+      if (!strcmp(j.stage, "mono")) {
         fprintf(stderr, "nessie emit: stage '%s' has no separate IR yet (compiler/flan/README.md); "
                         "use ast, lcu or fused\n", j.stage);
         return NZ_EXIT_INTERNAL;
@@ -648,6 +659,10 @@ int drv_cmd_nesl(int argc, char **argv) {
     }
     if (!strcmp(a, "--compile-time") && j.emit) {
       compile_time = true;
+      continue;
+    }
+    if (!strcmp(a, "--no-opt") && (j.run || j.emit)) {
+      j.noopt = true;
       continue;
     }
     if (!strcmp(a, "--stats") && j.run) {

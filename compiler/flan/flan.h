@@ -78,4 +78,14 @@ struct FlProgram {
 FlProgram *flan_lower_form(NlEnv *env, NlDecl *d);
 void flan_program_free(FlProgram *fp);
 
+/* ----------------------------------------------------------- flan_opt.c */
+/* The Flan optimiser on a checked program of the flattener (constants into kernels,
+ * shapes and common subexpressions by value numbering, dead code); checks it again.
+ * Returns 0, or -1 after a bug (the checker's messages printed). */
+typedef struct {
+  int rounds, changes;
+  int kernels_before, kernels_after;
+} FlOptStats;
+int flan_opt(LcuProgram *p, FlOptStats *st);
+
 #endif
