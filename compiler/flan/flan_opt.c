@@ -96,6 +96,9 @@ struct Opt {
   FnFacts *facts;
   int round;
   const char **canon; /* per kernel: its text up to renaming */
+  NzScopeIndex kidx, fidx; /* kernels, functions by name (index_program) */
+  NzScopeIndex ccache;      /* kernel texts computed so far, by kernel name */
+  NZ_VEC(const char *) ctext;
   bool rewrite;
   int changes;
 };
@@ -259,7 +262,12 @@ static const char *kernel_canon(Opt *o, const LcuKernel *k) {
       if (nz_scope_find(&bound, id, bound.n) >= 0) {
         int e = nz_scope_find(&seen, id, seen.n);
         if (e < 0) nz_scope_push(&seen, id), e = seen.n - 1;
-        nz_buf_printf(&out, "$%d", e);
+        char num[16];
+        int l = 0;
+        do num[l++] = (char)('0' + e % 10), e /= 10;
+        while (e);
+        nz_buf_putc(&out, '$');
+        while (l) nz_buf_putc(&out, num[--l]);
       } else {
         nz_buf_puts(&out, id);
       }
@@ -276,10 +284,17 @@ static const char *kernel_canon(Opt *o, const LcuKernel *k) {
   return c;
 }
 
+/* Kernels and functions by (interned) name: entry i is kernels[i] / funcs[i]. */
+static void index_program(Opt *o) {
+  nz_scope_pop_to(&o->kidx, 0);
+  nz_scope_pop_to(&o->fidx, 0);
+  for (int i = 0; i < o->p->nkernels; i++) nz_scope_push(&o->kidx, o->p->kernels[i]->name);
+  for (int i = 0; i < o->p->nfuncs; i++) nz_scope_push(&o->fidx, o->p->funcs[i]->name);
+}
+
 static int kernel_index(const Opt *o, const LcuKernel *k) {
-  for (int i = 0; i < o->p->nkernels; i++)
-    if (o->p->kernels[i] == k) return i;
-  return -1;
+  int i = nz_scope_find(&o->kidx, k->name, o->kidx.n);
+  return i >= 0 && o->p->kernels[i] == k ? i : -1;
 }
 
 /* ------------------------------------------------ folding (thunks and CPU code) */
@@ -307,8 +322,7 @@ static void become(LcuExpr *e, const LcuExpr *by) {
 
 /* Folds e in place where its operands are literals: integer arithmetic (wrapping, no
  * division by 0 or -1), comparisons, negation, the boolean operators and `if`. */
-static void fold(Opt *o, LcuExpr *e) {
-  for (int i = 0; i < e->nargs; i++) fold(o, e->args[i]);
+static void fold1(Opt *o, LcuExpr *e) {
   LcuProgram *p = o->p;
   if (e->kind == LE_IF && lit(e->args[0]) && e->args[0]->kind == LE_BOOL) {
     become(e, e->args[0]->lit.b ? e->args[1] : e->args[2]);
@@ -363,6 +377,12 @@ static void fold(Opt *o, LcuExpr *e) {
   o->changes++;
 }
 
+/* fold1 bottom-up over the whole expression (a thunk body). */
+static void fold(Opt *o, LcuExpr *e) {
+  for (int i = 0; i < e->nargs; i++) fold(o, e->args[i]);
+  fold1(o, e);
+}
+
 /* ------------------------------------------- pass 1: constants into kernels */
 
 typedef struct {
@@ -387,8 +407,14 @@ static void subst(LcuExpr *e, const char *name, const LcuExpr *by) {
 }
 
 /* Parameter j of kernel k (run at one site) is the literal v: substituted, removed. */
+static void forget_canon(Opt *o, const LcuKernel *k) {
+  int i = nz_scope_find(&o->ccache, k->name, o->ccache.n);
+  if (i >= 0) o->ctext.v[i] = NULL;
+}
+
 static void specialise(Opt *o, LcuKernel *k, int j, const LcuExpr *v) {
   const char *name = k->params[j].name;
+  forget_canon(o, k);
   for (int s = 0; s < k->nsoacs; s++) {
     LcuSoac *so = &k->soacs[s];
     for (int t = 0; t < so->nthunks; t++) {
@@ -475,7 +501,7 @@ static void consts_walk(Opt *o, Consts *c, LcuExpr *e) {
   }
   if (e->kind != LE_LET) {
     for (int i = 0; i < e->nargs; i++) consts_walk(o, c, e->args[i]);
-    fold(o, e);
+    fold1(o, e);
     return;
   }
   consts_walk(o, c, e->args[0]);
@@ -511,9 +537,8 @@ static void pass_consts(Opt *o) {
 /* ------------------------------------------- pass 2: value numbering, shapes */
 
 static FnFacts *facts_of(Opt *o, const LcuFunc *f) {
-  for (int i = 0; i < o->p->nfuncs; i++)
-    if (o->p->funcs[i] == f) return &o->facts[i];
-  return NULL;
+  int i = nz_scope_find(&o->fidx, f->name, o->fidx.n);
+  return i >= 0 && o->p->funcs[i] == f ? &o->facts[i] : NULL;
 }
 
 /* The value number a let's binder gets for component i of a right-hand side valued r. */
@@ -881,7 +906,17 @@ static int pass_shapes(Opt *o) {
     no_facts(ff);
   }
   o->canon = nz_xcalloc((size_t)o->p->nkernels + 1, sizeof(char *));
-  for (int k = 0; k < o->p->nkernels; k++) o->canon[k] = kernel_canon(o, o->p->kernels[k]);
+  for (int k = 0; k < o->p->nkernels; k++) { /* kernels keep their text from round to round */
+    const LcuKernel *kk = o->p->kernels[k];
+    int i = nz_scope_find(&o->ccache, kk->name, o->ccache.n);
+    if (i < 0) {
+      nz_scope_push(&o->ccache, kk->name);
+      nz_vec_push(o->ctext, NULL);
+      i = o->ccache.n - 1;
+    }
+    if (!o->ctext.v[i]) o->ctext.v[i] = kernel_canon(o, kk);
+    o->canon[k] = o->ctext.v[i];
+  }
   /* from no facts, to the facts the sites prove, until they prove what is assumed */
   bool stable = false;
   for (int it = 0; it < 8 && !stable; it++) {
@@ -1021,21 +1056,22 @@ int flan_opt(LcuProgram *p, FlOptStats *st) {
   s.kernels_before = p->nkernels;
   for (int round = 0; round < 3; round++) {
     o.changes = 0;
+    index_program(&o);
     pass_consts(&o);
-    if (lcu_check(p) != 0) return -1;
     if (pass_shapes(&o) != 0) {
       rc = -1;
       break;
     }
     pass_dead(&o);
-    if (lcu_check(p) != 0) return -1;
     s.rounds++;
     s.changes += o.changes;
     if (!o.changes) break;
   }
+  if (rc == 0 && lcu_check(p) != 0) rc = -1; /* the invariant checker after the passes */
   s.kernels_after = p->nkernels;
   if (st) *st = s;
-  nz_scope_free(&o.vars);
+  nz_scope_free(&o.vars), nz_scope_free(&o.kidx), nz_scope_free(&o.fidx);
+  nz_scope_free(&o.ccache), free(o.ctext.v);
   free(o.varvn.v), free(o.avail_top.v), free(o.avail_vn.v), free(o.avail_prev.v), free(o.avail_name.v);
   free(o.nodes.v), free(o.pool.v), free(o.hash), free(o.len.v), free(o.total.v);
   return rc;
