@@ -1159,7 +1159,7 @@ int fus_lcu_rewrite(LcuProgram *p, FusNames *names, FusLcuRegion *r, const int *
     }
     k->nparams = params.n;
     k->params = lcu_binders(p, params.n);
-    memcpy(k->params, params.v, sizeof(LcuBinder) * (size_t)params.n);
+    if (params.n) memcpy(k->params, params.v, sizeof(LcuBinder) * (size_t)params.n); /* none: all literals */
     k->nrets = outs.n;
     k->rets = lcu_binders(p, outs.n);
     memcpy(k->rets, outs.v, sizeof(LcuBinder) * (size_t)outs.n);
@@ -1175,7 +1175,7 @@ int fus_lcu_rewrite(LcuProgram *p, FusNames *names, FusLcuRegion *r, const int *
     }
     params.n = kept;
     k->nparams = kept;
-    memcpy(k->params, params.v, sizeof(LcuBinder) * (size_t)kept);
+    if (kept) memcpy(k->params, params.v, sizeof(LcuBinder) * (size_t)kept);
     LcuExpr **args = lcu_exprs(p, params.n);
     for (int a = 0; a < params.n; a++) args[a] = lcu_var(p, params.v[a].name, loc);
     LcuBinder *bs = lcu_binders(p, outs.n);

@@ -153,7 +153,8 @@ static int vn_node(Opt *o, int kind, int64_t aux, const void *ptr, int n, const 
 static int vn_fresh(Opt *o) { return vn_node(o, VN_FRESH, o->fresh++, NULL, 0, NULL); }
 
 static int vn_const(Opt *o, LcuTypeKind k, int64_t bits) {
-  int a[2] = {(int)(bits & 0xffffffff), (int)(bits >> 32)};
+  uint64_t u = (uint64_t)bits;
+  int a[2] = {(int)(int32_t)(uint32_t)u, (int)(int32_t)(uint32_t)(u >> 32)};
   return vn_node(o, VN_CONST, k, NULL, 2, a);
 }
 static int vn_int(Opt *o, int32_t v) { return vn_const(o, LT_INT, (int64_t)v); }
@@ -674,7 +675,7 @@ static int vn_prim(Opt *o, LcuExpr *e, const int *a) {
 /* The literal of constant value number r, in place of rhs. */
 static LcuExpr *const_expr(Opt *o, int r, const LcuExpr *rhs) {
   const VNode *v = &o->nodes.v[r];
-  int64_t bits = (int64_t)(uint32_t)o->pool.v[v->args0] | (int64_t)o->pool.v[v->args0 + 1] << 32;
+  int64_t bits = (int64_t)((uint64_t)(uint32_t)o->pool.v[v->args0] | (uint64_t)(uint32_t)o->pool.v[v->args0 + 1] << 32);
   LcuExpr *e;
   switch (v->aux) {
   case LT_INT: e = lcu_int(o->p, (int32_t)bits, rhs->loc); break;
