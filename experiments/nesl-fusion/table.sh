@@ -3,9 +3,11 @@
 # tests/nesl, the whole file's λcu program (nessie emit --stage=fused): fusion regions,
 # and kernels (invocations) before and after fusion for each scheduler, from the fusion
 # report's total line. Prints a Markdown table (README of compiler/flan). `ilp` runs
-# with --time-limit=1 per region (its best schedule then; marked *).
+# with --time-limit=1 per region (its best schedule then; marked *). EMIT_OPTS adds
+# options to every `nessie emit` (EMIT_OPTS=--no-opt: without the Flan optimiser).
 set -u
 bin=${1:-bin}
+read -r -a eopts <<<"${EMIT_OPTS:-}"
 cd "$(dirname "$0")/../.."
 progs="dotprod quicksort quickhull blackscholes nbody spmv_csr sparse_mvmult merge_sort spectral_separator bfs fft primes line_fit matrix"
 echo "| program | regions | kernels unfused | greedy-down | greedy-up | ilp | ilp-cg |"
@@ -18,7 +20,7 @@ for p in $progs; do
   for s in greedy-down greedy-up ilp ilp-cg; do
     opt=()
     [ "$s" = ilp ] && opt=(--time-limit=1)
-    line=$("$bin/nessie" emit "$f" --stage=fused --scheduler=$s "${opt[@]}" 2>/dev/null | grep '^// total:')
+    line=$("$bin/nessie" emit "$f" --stage=fused --scheduler=$s "${opt[@]}" "${eopts[@]}" 2>/dev/null | grep '^// total:')
     if [ -z "$line" ]; then
       [ $first = 1 ] && row="$row | - | -"
       row="$row | failed"
@@ -30,7 +32,7 @@ for p in $progs; do
     after=$(sed 's/.*kernels \([0-9]*\) -> \([0-9]*\),.*/\2/' <<<"$line")
     [ $first = 1 ] && row="$row | $regions | $before"
     mark=""
-    [ "$s" = ilp ] && grep -q 'status=time' <<<"$("$bin/nessie" emit "$f" --stage=fused --scheduler=ilp --time-limit=1 2>/dev/null | grep '^// region')" && mark="*"
+    [ "$s" = ilp ] && grep -q 'status=time' <<<"$("$bin/nessie" emit "$f" --stage=fused --scheduler=ilp --time-limit=1 "${eopts[@]}" 2>/dev/null | grep '^// region')" && mark="*"
     row="$row | $after$mark"
     first=0
   done
