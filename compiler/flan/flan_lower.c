@@ -479,12 +479,17 @@ static FlVal lower_seq(Fl *F, NlExpr *e) {
 static FlVal lower_branch(Fl *F, NlExpr *e, FlCtx *c, FlBlk *b, bool lift) {
   FlBlk *sb = F->blk;
   FlCtx *sc = F->ctx;
+  int nlam = F->lambdas.n;
   F->blk = b;
   F->ctx = c;
   FlVal v = lower(F, e);
   if (lift && c) v = flan_lift(F, v, c);
   F->blk = sb;
   F->ctx = sc;
+  /* The lambdas made in the branch read its variables, which end with it: unless its
+   * value holds functions, nothing after it calls them (a serial apply-to-each later
+   * passes the lambdas made so far to its function, and must not pass these). */
+  if (!flan_ty_has_fn(v.t)) F->lambdas.n = nlam;
   return v;
 }
 
