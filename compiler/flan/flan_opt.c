@@ -54,6 +54,7 @@ enum {
   VN_LEN,    /* the length of an array, the segments of a segdes */
   VN_TOTAL,  /* the elements of a segdes */
   VN_PARAM,  /* a class of a function's parameter terms: ptr the function, aux (round, class) */
+  VN_PHI,    /* the value of `if args[0] then args[1] else args[2]` */
 };
 
 typedef struct {
@@ -75,6 +76,12 @@ typedef struct {
   int *cls;        /* assumed: class of each term (the smallest term of the class) */
   int *cst;        /* assumed: the literal's value number, or -1 */
   NZ_VEC(int *) sites; /* this round's call sites: a value number per term */
+  /* Its results' terms (component c's value, length, total: 3c + what), assumed and as
+   * this round's analysis of its body found them: the class (the smallest term equal to
+   * it), the parameter term it is (or -1), the literal it is (or -1). */
+  int nrterms;
+  int *rcls, *rpar, *rcst;
+  int *ocls, *opar, *ocst;
 } FnFacts;
 
 struct Opt {
@@ -589,10 +596,11 @@ static void run_shapes(Opt *o, const LcuExpr *run, const int *args, const int *o
   }
 }
 
-/* Records a call site of f: the value numbers of its parameter terms. */
-static void call_site(Opt *o, const LcuExpr *call, const int *args) {
+/* Records a call site of f: the value numbers of its parameter terms; returns the
+ * call's value number from f's assumed return facts. */
+static int call_site(Opt *o, const LcuExpr *call, const int *args) {
   FnFacts *ff = call->target ? facts_of(o, call->target) : NULL;
-  if (!ff || call->nargs * 3 != ff->nterms) return;
+  if (!ff || call->nargs * 3 != ff->nterms) return vn_fresh(o);
   int *sig = nz_xmalloc(sizeof(int) * (size_t)(ff->nterms ? ff->nterms : 1));
   for (int i = 0; i < call->nargs; i++) {
     const LcuType *t = ff->f->params[i].ty;
@@ -601,6 +609,63 @@ static void call_site(Opt *o, const LcuExpr *call, const int *args) {
     sig[3 * i + T_TOTAL] = t->kind == LT_SEGDES ? vn_total(o, args[i]) : -1;
   }
   nz_vec_push(ff->sites, sig);
+  int nr = ff->nrterms, rv[nr > 0 ? nr : 1];
+  for (int t = 0; t < nr; t++) {
+    if (ff->rcls[t] != t) rv[t] = rv[ff->rcls[t]];
+    else if (ff->rcst[t] >= 0) rv[t] = ff->rcst[t];
+    else if (ff->rpar[t] >= 0 && sig[ff->rpar[t]] >= 0) rv[t] = sig[ff->rpar[t]];
+    else rv[t] = vn_fresh(o);
+  }
+  int nc = nr / 3, val[nc > 0 ? nc : 1];
+  for (int c = 0; c < nc; c++) {
+    const LcuType *t = lcu_type_component(ff->f->ret, c);
+    val[c] = rv[3 * c + T_VAL];
+    if (t->kind == LT_ARRAY || t->kind == LT_SEGDES) set_len(o, val[c], rv[3 * c + T_LEN]);
+    if (t->kind == LT_SEGDES && o->total.v[val[c]] < 0) o->total.v[val[c]] = rv[3 * c + T_TOTAL];
+  }
+  return nc == 1 ? val[0] : vn_node(o, VN_TUPLE, 0, NULL, nc, val);
+}
+
+/* What the body of ff, valued ret, says of its results' terms (into ocls, opar, ocst). */
+static void observe_return(Opt *o, FnFacts *ff, int ret) {
+  int nr = ff->nrterms, nc = nr / 3, v[nr > 0 ? nr : 1];
+  for (int c = 0; c < nc; c++) {
+    const LcuType *t = lcu_type_component(ff->f->ret, c);
+    int x = component(o, ret, c, nc);
+    v[3 * c + T_VAL] = x;
+    v[3 * c + T_LEN] = t->kind == LT_ARRAY || t->kind == LT_SEGDES ? vn_len(o, x) : -1;
+    v[3 * c + T_TOTAL] = t->kind == LT_SEGDES ? vn_total(o, x) : -1;
+  }
+  for (int t = 0; t < nr; t++) {
+    ff->ocls[t] = t, ff->opar[t] = -1, ff->ocst[t] = -1;
+    if (v[t] < 0) continue;
+    const VNode *n = &o->nodes.v[v[t]];
+    if (n->kind == VN_CONST) ff->ocst[t] = v[t];
+    if (n->kind == VN_PARAM && n->ptr == ff->f && (int)(n->aux >> 32) == o->round) ff->opar[t] = (int)(uint32_t)n->aux;
+    for (int u = 0; u < t; u++)
+      if (ff->ocls[u] == u && v[u] == v[t]) {
+        ff->ocls[t] = u;
+        break;
+      }
+  }
+}
+
+/* Whether the return facts assumed hold in what the body was found to return. */
+static bool return_holds(const FnFacts *ff) {
+  for (int t = 0; t < ff->nrterms; t++) {
+    if (ff->rcst[t] >= 0 && ff->ocst[t] != ff->rcst[t]) return false;
+    if (ff->rpar[t] >= 0 && ff->opar[t] != ff->rpar[t]) return false;
+    if (ff->rcls[t] != t && ff->ocls[t] != ff->ocls[ff->rcls[t]]) return false;
+  }
+  return true;
+}
+
+/* Whether the return facts found differ from the assumed ones; then they are assumed. */
+static bool adopt_return(FnFacts *ff) {
+  size_t z = sizeof(int) * (size_t)ff->nrterms;
+  bool changed = memcmp(ff->rcls, ff->ocls, z) || memcmp(ff->rpar, ff->opar, z) || memcmp(ff->rcst, ff->ocst, z);
+  memcpy(ff->rcls, ff->ocls, z), memcpy(ff->rpar, ff->opar, z), memcpy(ff->rcst, ff->ocst, z);
+  return changed;
 }
 
 /* A rewrite: the variable use e is renamed to the first variable holding its value. */
@@ -635,7 +700,10 @@ static int vn_prim(Opt *o, LcuExpr *e, const int *a) {
     int sd = vn_node(o, VN_PRIM, p, NULL, 1, a);
     set_len(o, sd, vn_len(o, a[0]));
     const VNode *arr = &o->nodes.v[a[0]];
-    if (arr->kind == VN_ARRAY && arr->nargs == 1 && o->total.v[sd] < 0) o->total.v[sd] = o->pool.v[arr->args0];
+    if (arr->kind == VN_ARRAY && arr->nargs <= 1 && o->total.v[sd] < 0) {
+      int t = arr->nargs ? o->pool.v[arr->args0] : vn_int(o, 0);
+      o->total.v[sd] = t;
+    }
     return sd;
   }
   case LP_SEG_LENGTHS: {
@@ -691,6 +759,36 @@ static LcuExpr *const_expr(Opt *o, int r, const LcuExpr *rhs) {
   return e;
 }
 
+/* The value of `if c then a else b` (of type ty): a tuple component by component; its
+ * length the same choice of the branches' lengths; `if x == k then k else x` is x. */
+static int vn_phi(Opt *o, int c, int a, int b, const LcuType *ty, int depth) {
+  if (a == b) return a;
+  if (depth > 8) return vn_fresh(o);
+  if (ty && ty->kind == LT_TUPLE) {
+    int n = ty->n, v[n > 0 ? n : 1];
+    for (int i = 0; i < n; i++)
+      v[i] = vn_phi(o, c, component(o, a, i, n), component(o, b, i, n), ty->elems[i], depth + 1);
+    return vn_node(o, VN_TUPLE, 0, NULL, n, v);
+  }
+  const VNode *cn = &o->nodes.v[c];
+  if (cn->kind == VN_PRIM && cn->aux == LP_EQ && cn->nargs == 2) {
+    int x = o->pool.v[cn->args0], y = o->pool.v[cn->args0 + 1];
+    if ((a == x && b == y) || (a == y && b == x)) return b; /* if x == y then x else y */
+  }
+  int args[3] = {c, a, b};
+  int r = vn_node(o, VN_PHI, 0, NULL, 3, args);
+  if (ty && (ty->kind == LT_ARRAY || ty->kind == LT_SEGDES)) {
+    int la = vn_len(o, a), lb = vn_len(o, b);
+    set_len(o, r, vn_phi(o, c, la, lb, lcu_type_base(LT_INT), depth + 1));
+  }
+  if (ty && ty->kind == LT_SEGDES && o->total.v[r] < 0) {
+    int ta = vn_total(o, a), tb = vn_total(o, b);
+    int t = vn_phi(o, c, ta, tb, lcu_type_base(LT_INT), depth + 1);
+    o->total.v[r] = t;
+  }
+  return r;
+}
+
 static int vn_args(Opt *o, LcuExpr *e, int *a) {
   for (int i = 0; i < e->nargs; i++) a[i] = vn_expr(o, e->args[i]);
   return e->nargs;
@@ -725,7 +823,7 @@ static int vn_expr(Opt *o, LcuExpr *e) {
       r[i] = vn_expr(o, e->args[1 + i]);
       pop_to(o, m);
     }
-    return r[0] == r[1] ? r[0] : vn_fresh(o);
+    return vn_phi(o, c, r[0], r[1], e->ty, 0);
   }
   case LE_LET: {
     LcuExpr *rhs = e->args[0];
@@ -786,8 +884,7 @@ static int vn_expr(Opt *o, LcuExpr *e) {
   case LE_CALL: {
     int a[e->nargs > 0 ? e->nargs : 1];
     vn_args(o, e, a);
-    call_site(o, e, a);
-    return vn_fresh(o);
+    return call_site(o, e, a);
   }
   case LE_RUN: {
     const LcuKernel *k = e->target;
@@ -885,13 +982,14 @@ static void analyse_all(Opt *o) {
   for (int i = 0; i < o->p->nfuncs; i++) {
     Mark m = mark(o);
     bind_params(o, &o->facts[i]);
-    vn_expr(o, o->p->funcs[i]->body);
+    observe_return(o, &o->facts[i], vn_expr(o, o->p->funcs[i]->body));
     pop_to(o, m);
   }
 }
 
 static void no_facts(FnFacts *ff) {
   for (int t = 0; t < ff->nterms; t++) ff->cls[t] = t, ff->cst[t] = -1;
+  for (int t = 0; t < ff->nrterms; t++) ff->rcls[t] = t, ff->rpar[t] = -1, ff->rcst[t] = -1;
 }
 
 /* Returns 0, or -1 if the rewrite broke an assumption (a bug: reported by the caller). */
@@ -904,6 +1002,9 @@ static int pass_shapes(Opt *o) {
     ff->nterms = 3 * ff->f->nparams;
     ff->cls = nz_xmalloc(sizeof(int) * (size_t)(ff->nterms + 1));
     ff->cst = nz_xmalloc(sizeof(int) * (size_t)(ff->nterms + 1));
+    ff->nrterms = 3 * lcu_type_arity(ff->f->ret);
+    int **rs[6] = {&ff->rcls, &ff->rpar, &ff->rcst, &ff->ocls, &ff->opar, &ff->ocst};
+    for (int q = 0; q < 6; q++) *rs[q] = nz_xmalloc(sizeof(int) * (size_t)(ff->nrterms + 1));
     no_facts(ff);
   }
   o->canon = nz_xcalloc((size_t)o->p->nkernels + 1, sizeof(char *));
@@ -925,6 +1026,7 @@ static int pass_shapes(Opt *o) {
     analyse_all(o);
     stable = true;
     for (int i = 0; i < nf; i++) stable &= !meet_sites(o, &o->facts[i]);
+    for (int i = 0; i < nf; i++) stable &= !adopt_return(&o->facts[i]);
   }
   if (!stable)
     for (int i = 0; i < nf; i++) no_facts(&o->facts[i]);
@@ -932,14 +1034,16 @@ static int pass_shapes(Opt *o) {
   analyse_all(o);
   int rc = 0;
   for (int i = 0; i < nf; i++) {
-    if (!facts_hold(o, &o->facts[i])) {
-      nz_error("flan_opt: the facts assumed for the parameters of %s do not hold after the rewrite",
+    if (!facts_hold(o, &o->facts[i]) || !return_holds(&o->facts[i])) {
+      nz_error("flan_opt: the facts assumed for the parameters or results of %s do not hold after the rewrite",
                o->facts[i].f->name);
       rc = -1;
     }
     clear_sites(&o->facts[i]);
     free(o->facts[i].sites.v);
     free(o->facts[i].cls), free(o->facts[i].cst);
+    free(o->facts[i].rcls), free(o->facts[i].rpar), free(o->facts[i].rcst);
+    free(o->facts[i].ocls), free(o->facts[i].opar), free(o->facts[i].ocst);
   }
   free(o->facts), free(o->canon);
   o->facts = NULL, o->canon = NULL;
