@@ -491,6 +491,9 @@ static void ref_global(M *m, NlExpr *c) {
   if (i < 0) return;
   c->name = m->p->insts.v[i].name;
   c->op = false; /* `a ++ b` is a call of append's instance */
+  /* its exact type: a reference made before the definition, through a signature-only
+     declaration, does not know the function's identity */
+  c->ty = m->p->insts.v[i].ty;
 }
 
 static NlExpr *copy_expr(M *m, const NlExpr *e, const Subst *s) {
