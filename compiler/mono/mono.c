@@ -624,6 +624,106 @@ static void add_form(MonoProgram *p, MonoFormKind k, NlDecl *d, int inst) {
   nz_vec_push(p->forms, f);
 }
 
+/* The last of the program's forms that define a datatype t mentions (-1: none; the
+ * basis's datatypes are there from the start). */
+static int type_pos(NlEnv *env, const int *dtform, NlType *t) {
+  t = t ? R(t) : NULL;
+  if (!t) return -1;
+  int m = -1, x;
+  switch (t->k) {
+  case TY_SEQ: return type_pos(env, dtform, t->a);
+  case TY_PAIR:
+  case TY_FUN:
+    m = type_pos(env, dtform, t->a);
+    x = type_pos(env, dtform, t->b);
+    return m > x ? m : x;
+  case TY_DATA:
+    for (int j = 0; j < env->datatypes.n; j++)
+      if (env->datatypes.v[j] == t->dt) m = dtform[j];
+    for (int i = 0; i < t->nargs; i++)
+      if ((x = type_pos(env, dtform, t->args[i])) > m) m = x;
+    return m;
+  default: return -1;
+  }
+}
+
+typedef struct {
+  int *def_at, *sig_at; /* after which form (-1: first; sig_at -2: none) */
+  bool *group;          /* sig_at is a group's: declared once, before the definitions */
+  NzScopeIndex seen;    /* instance names declared or defined so far */
+} Place;
+
+static void emit_at(MonoProgram *p, Place *pl, int at) {
+  for (int k = 0; k < p->insts.n; k++) {
+    if (pl->sig_at[k] != at) continue;
+    const char *name = p->insts.v[k].name;
+    if (pl->group[k] && nz_scope_find(&pl->seen, name, pl->seen.n) >= 0) continue;
+    add_form(p, MF_INST_SIG, p->insts.v[k].decl, k);
+    nz_scope_push(&pl->seen, name);
+  }
+  for (int k = 0; k < p->insts.n; k++)
+    if (pl->def_at[k] == at) {
+      add_form(p, MF_INST, p->insts.v[k].decl, k);
+      nz_scope_push(&pl->seen, p->insts.v[k].name);
+    }
+}
+
+/* The program in print order. A user generic function's instances follow its definition,
+ * so that the names in their bodies mean what they mean in the original, and a
+ * signature-only declaration of it (recursion through it) is followed by theirs. Basis
+ * instances come first, declared and then defined: they read only the basis. An
+ * instance whose type holds a datatype the program defines later waits for it: it is
+ * defined after that datatype, in a group declared first. */
+static void order_forms(M *m, NlDecl **ds, int n, NlDecl **copy) {
+  MonoProgram *p = m->p;
+  NlEnv *env = m->env;
+  int ni = p->insts.n, ng = env->globals.n;
+  int *dtform = nz_xmalloc(sizeof(int) * (size_t)(env->datatypes.n + 1));
+  int *bodypos = nz_xmalloc(sizeof(int) * (size_t)(ng + 1));
+  int *sigpos = nz_xmalloc(sizeof(int) * (size_t)(ng + 1));
+  for (int j = 0; j < env->datatypes.n; j++) dtform[j] = -1;
+  for (int g = 0; g < ng; g++) bodypos[g] = sigpos[g] = -1;
+  for (int i = 0; i < n; i++) {
+    NlDecl *d = ds[i];
+    if (d->k == D_DATA)
+      for (int j = 0; j < env->datatypes.n; j++)
+        if (env->datatypes.v[j]->global == d->global) dtform[j] = i;
+    if (is_generic_fun(env, d)) {
+      if (d->body) bodypos[d->global] = i;
+      else if (sigpos[d->global] < 0) sigpos[d->global] = i;
+    }
+  }
+  Place pl = {0};
+  pl.def_at = nz_xmalloc(sizeof(int) * (size_t)(ni + 1));
+  pl.sig_at = nz_xmalloc(sizeof(int) * (size_t)(ni + 1));
+  pl.group = nz_xcalloc((size_t)(ni + 1), sizeof(bool));
+  for (int k = 0; k < ni; k++) {
+    const MonoInst *in = &p->insts.v[k];
+    int dp = type_pos(env, dtform, in->ty);
+    int h = in->basis ? -1 : bodypos[in->global];
+    pl.def_at[k] = h > dp ? h : dp;
+    if (in->basis || pl.def_at[k] > h) {
+      pl.sig_at[k] = pl.def_at[k];
+      pl.group[k] = true;
+    } else {
+      int sp = sigpos[in->global];
+      pl.sig_at[k] = sp < 0 ? -2 : sp > dp ? sp : dp;
+    }
+  }
+  emit_at(p, &pl, -1);
+  for (int i = 0; i < n; i++) {
+    add_form(p, copy[i] ? MF_MONO : MF_KEEP, copy[i] ? copy[i] : ds[i], -1);
+    emit_at(p, &pl, i);
+  }
+  nz_scope_free(&pl.seen);
+  free(pl.def_at);
+  free(pl.sig_at);
+  free(pl.group);
+  free(dtform);
+  free(bodypos);
+  free(sigpos);
+}
+
 MonoProgram *mono_program(NlEnv *env, NlDecl **ds, int n) {
   MonoProgram *p = nz_xcalloc(1, sizeof *p);
   p->env = env;
@@ -642,23 +742,7 @@ MonoProgram *mono_program(NlEnv *env, NlDecl **ds, int n) {
     if (mono) copy[i] = copy_form(&m, d);
   }
   for (int i = 0; i < p->insts.n && !m.failed; i++) make_instance(&m, i);
-  if (!m.failed) {
-    for (int i = 0; i < p->insts.n; i++) /* basis instances first: they read only the basis */
-      if (p->insts.v[i].basis) add_form(p, MF_INST_SIG, p->insts.v[i].decl, i);
-    for (int i = 0; i < p->insts.n; i++)
-      if (p->insts.v[i].basis) add_form(p, MF_INST, p->insts.v[i].decl, i);
-    for (int i = 0; i < n; i++) {
-      NlDecl *d = ds[i];
-      add_form(p, copy[i] ? MF_MONO : MF_KEEP, copy[i] ? copy[i] : d, -1);
-      if (!is_generic_fun(env, d)) continue;
-      /* a generic function's instances follow its definition, so that the names in
-         their bodies mean what they mean in the original; a signature-only
-         declaration is followed by theirs (recursion through it) */
-      for (int k = 0; k < p->insts.n; k++)
-        if (p->insts.v[k].global == d->global)
-          add_form(p, d->body ? MF_INST : MF_INST_SIG, p->insts.v[k].decl, k);
-    }
-  }
+  if (!m.failed) order_forms(&m, ds, n, copy);
   free(copy);
   nz_vec_free(m.names);
   nz_vec_free(m.fnames);
