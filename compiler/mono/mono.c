@@ -35,6 +35,7 @@ typedef struct {
   NlType *t_int;
   NZ_VEC(NameUse) names;
   NZ_VEC(FnName) fnames; /* which function each TY_FNID is (for instance names) */
+  bool in_basis; /* copying a basis function's body */
   bool failed;
 } M;
 
@@ -389,6 +390,7 @@ static const char *inst_name(M *m, int g, NlType **args, int n) {
     nz_buf_puts(&b, "__");
     mangle(m, &b, args[order[i]]);
   }
+  if (n == 0) nz_buf_puts(&b, "__basis"); /* a copy of a non-generic basis function */
   if (b.len > MONO_MAX_NAME) { /* a deep type: a shorter name, made unique below */
     b.len = MONO_MAX_NAME;
     b.s[b.len] = 0;
@@ -472,7 +474,17 @@ static void ref_global(M *m, NlExpr *c) {
   int n = mono_ngen(gl->ty);
   c->inst = NULL;
   c->ninst = 0;
-  if (n == 0) return;
+  if (n == 0) {
+    /* a basis instance may stand after the program's definitions (a datatype it waits
+       for): a non-generic basis function it calls that the program redefines is copied
+       too (NAME__basis), so that the name means the basis's function there */
+    if (m->in_basis && c->slot < m->env->nbasis && !c->op && has_body(m->env, c->slot) &&
+        nesl_global_lookup(m->env, gl->name) >= m->env->nbasis) {
+      int i = request(m, c->slot, NULL, 0);
+      if (i >= 0) c->name = m->p->insts.v[i].name;
+    }
+    return;
+  }
   NlType **args = NZ_NEWN(m->p->arena, NlType *, n);
   if (!mono_match(gl->ty, c->ty, args, n)) {
     NzBuf a = {0}, b = {0};
@@ -558,6 +570,7 @@ static void make_instance(M *m, int i) {
     return;
   }
   Subst s = {od->gvars, in.args, in.nargs};
+  m->in_basis = in.basis;
   NlDecl *d = NZ_NEW(m->p->arena, NlDecl);
   *d = *od;
   d->name = in.name;
@@ -571,6 +584,7 @@ static void make_instance(M *m, int i) {
   d->ngvars = 0;
   d->global = -1;
   m->p->insts.v[i].decl = d;
+  m->in_basis = false;
 }
 
 /* A monomorphic form: a copy with ground types and instances called. */

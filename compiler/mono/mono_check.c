@@ -73,6 +73,11 @@ static void check_var(K *k, const NlExpr *e) {
   int n = mono_ngen(g->ty);
   if (n == 0) {
     if (e->ninst) fail(k, e->loc, "%s is not generic but has type arguments%s%s", e->name, NULL, NULL);
+    if (!e->op && e->name != g->name) { /* a copy of a basis function (NAME__basis) */
+      int i = mono_find(k->p, mono_key(e->slot, NULL, 0));
+      if (i < 0 || k->p->insts.v[i].name != e->name)
+        fail(k, e->loc, "%s names neither its global nor a copy of it%s%s", e->name, NULL, NULL);
+    }
     return;
   }
   if (e->ninst != n) {
