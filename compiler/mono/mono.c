@@ -11,7 +11,10 @@
 #include "mono.h"
 
 #define R nesl_type_resolve
-enum { MONO_MAX_INSTS = 20000, MONO_MAX_NAME = 400 };
+/* Polymorphic recursion (a generic signature-only declaration called at a bigger type
+ * inside the recursion through it) makes instances at ever bigger types: the pass stops
+ * at an instance whose type arguments have more than MONO_MAX_SIZE nodes. */
+enum { MONO_MAX_INSTS = 20000, MONO_MAX_NAME = 400, MONO_MAX_SIZE = 300 };
 
 typedef struct {
   NlType **vars; /* the generic function's NlDecl.gvars (unbound checker variables) */
@@ -425,18 +428,42 @@ static bool replaces(NlEnv *env, int h, int g) {
   return false;
 }
 
+static int type_size(NlType *t, int limit) {
+  t = t ? R(t) : NULL;
+  if (!t || limit <= 0) return 1;
+  switch (t->k) {
+  case TY_SEQ: return 1 + type_size(t->a, limit - 1);
+  case TY_PAIR:
+  case TY_FUN: {
+    int a = type_size(t->a, limit - 1);
+    return 1 + a + type_size(t->b, limit - 1 - a);
+  }
+  case TY_DATA: {
+    int s = 1;
+    for (int i = 0; i < t->nargs && s <= limit; i++) s += type_size(t->args[i], limit - s);
+    return s;
+  }
+  default: return 1;
+  }
+}
+
 static int request(M *m, int g, NlType **args, int n) {
   MonoProgram *p = m->p;
-  const char *key = mono_key(g, args, n);
-  int i = mono_find(p, key);
-  if (i >= 0) return i;
-  if (p->insts.n >= MONO_MAX_INSTS) {
-    if (!m->failed)
-      nz_error("monomorphisation: more than %d instances (polymorphic recursion through %s?)",
-               MONO_MAX_INSTS, m->env->globals.v[g].name);
+  if (m->failed) return -1;
+  int size = 0;
+  for (int i = 0; i < n && size <= MONO_MAX_SIZE; i++) size += type_size(args[i], MONO_MAX_SIZE + 1 - size);
+  if (size > MONO_MAX_SIZE || p->insts.n >= MONO_MAX_INSTS) {
+    NlDecl *d = m->env->globals.v[g].decl;
+    nz_error_at(d->loc, "monomorphisation: %s would need %s (polymorphic recursion through a "
+                "signature-only declaration cannot be monomorphised)", d->name,
+                size > MONO_MAX_SIZE ? "an instance at a type of more than 300 nodes"
+                                     : "more than 20000 instances");
     m->failed = true;
     return -1;
   }
+  const char *key = mono_key(g, args, n);
+  int i = mono_find(p, key);
+  if (i >= 0) return i;
   MonoInst in = {0};
   in.global = g;
   in.nargs = n;

@@ -98,6 +98,28 @@ for f in tests/nesl/*.nesl; do
   fi
   count=$((count + 1))
 done
+# the command line and what the pass refuses
+expect() { # want-status pattern args...
+  local want=$1 pat=$2; shift 2
+  "$n" "$@" >"$tmp/out" 2>&1 </dev/null
+  local got=$?
+  if [ "$got" != "$want" ] || ! grep -q -- "$pat" "$tmp/out"; then
+    echo "FAIL: nessie $*: exit $got (want $want), output:"; head -n 5 "$tmp/out"; fail=1
+  fi
+}
+cat >"$tmp/polyrec.nesl" <<'EOF'
+function pf(x, n) : (a, int) -> int :: (a in any) $
+function pg(x, n) = if n == 0 then 0 else 1 + pf([x], n - 1) $
+function pf(x, n) = pg(x, n) $
+pf(1, 3) $
+EOF
+expect 0 "it = 3 : int" run "$tmp/polyrec.nesl"
+expect 3 "polymorphic recursion" emit "$tmp/polyrec.nesl" --stage=mono
+printf 'function g(x) = x $\ng(1 + ) $\n' >"$tmp/syntax.nesl"
+expect 1 "error: expected an expression" emit "$tmp/syntax.nesl" --stage=mono
+expect 2 "show" emit "$tmp/polyrec.nesl" --stage=mono --show
+expect 0 "function twice__int" emit tests/nesl/mono_generic.nesl --stage=mono --check
+
 echo "nesl_mono: $count programs, $ninst instances, $ran runs compared"
 [ $count -gt 100 ] || { echo "FAIL: only $count programs checked"; fail=1; }
 [ $ninst -gt 500 ] || { echo "FAIL: only $ninst instances made"; fail=1; }
