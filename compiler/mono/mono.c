@@ -30,6 +30,7 @@ typedef struct {
 typedef struct {
   int id;
   const char *name;
+  int global; /* the named function it is, or -1 (a lambda) */
 } FnName;
 
 typedef struct {
@@ -287,6 +288,12 @@ int mono_find(const MonoProgram *p, const char *key) {
   return -1;
 }
 
+static int fn_global(M *m, int id) {
+  for (int i = 0; i < m->fnames.n; i++)
+    if (m->fnames.v[i].id == id) return m->fnames.v[i].global;
+  return -1;
+}
+
 static const char *fn_name(M *m, int id) {
   for (int i = 0; i < m->fnames.n; i++)
     if (m->fnames.v[i].id == id) return m->fnames.v[i].name;
@@ -535,6 +542,32 @@ static void ref_global(M *m, NlExpr *c) {
   c->ty = m->p->insts.v[i].ty;
 }
 
+/* A call of a parameter (or other local) whose ground type says it is one named
+ * function (NESL.md 3.4) becomes a direct call of that function (its instance for a
+ * generic one): the instance keyed by the function is first-order. Not for a lambda (a
+ * closure may hold values of where it was made), nor for a function whose name the
+ * program defines again with another type (the printed call names it). */
+static void direct_call(M *m, NlExpr *c) {
+  NlExpr *f = c->a;
+  if (f->k != E_VAR || f->vk != VK_LOCAL) return;
+  NlType *t = R(f->ty);
+  NlType *id = t && t->k == TY_FUN && t->fnid ? R(t->fnid) : NULL;
+  if (!id || id->k != TY_FNID) return;
+  int g = fn_global(m, id->id);
+  if (g < 0 || !has_body(m->env, g)) return;
+  for (int h = g + 1; h < m->env->globals.n; h++)
+    if (m->env->globals.v[h].name == m->env->globals.v[g].name && !replaces(m->env, h, g)) return;
+  NlExpr *v = NZ_NEW(m->p->arena, NlExpr);
+  *v = *f;
+  v->vk = VK_GLOBAL;
+  v->slot = g;
+  v->up = 0;
+  v->op = false;
+  v->name = m->env->globals.v[g].name;
+  ref_global(m, v);
+  c->a = v;
+}
+
 static NlExpr *copy_expr(M *m, const NlExpr *e, const Subst *s) {
   if (!e) return NULL;
   NzArena *a = m->p->arena;
@@ -554,6 +587,7 @@ static NlExpr *copy_expr(M *m, const NlExpr *e, const Subst *s) {
     for (int i = 0; i < e->n; i++) c->pats[i] = copy_pat(m, e->pats[i], s);
   }
   if (e->k == E_VAR && e->vk == VK_GLOBAL) ref_global(m, c);
+  if (e->k == E_CALL) direct_call(m, c);
   return c;
 }
 
@@ -629,7 +663,7 @@ static void note_lambdas(M *m, const NlExpr *e) {
   if (e->k == E_LAMBDA && e->ty && R(e->ty)->k == TY_FUN) {
     NlType *f = R(R(e->ty)->fnid);
     if (f && f->k == TY_FNID) {
-      FnName fn = {f->id, nz_sprintf(m->p->arena, "lam%d_%d", e->loc.line, e->loc.col)};
+      FnName fn = {f->id, nz_sprintf(m->p->arena, "lam%d_%d", e->loc.line, e->loc.col), -1};
       nz_vec_push(m->fnames, fn);
     }
   }
@@ -646,7 +680,7 @@ static void note_names(M *m, NlDecl **ds, int n) {
     NlType *t = R(env->globals.v[g].ty);
     NlType *f = t && t->k == TY_FUN && t->fnid ? R(t->fnid) : NULL;
     if (f && f->k == TY_FNID) {
-      FnName fn = {f->id, env->globals.v[g].name};
+      FnName fn = {f->id, env->globals.v[g].name, g};
       nz_vec_push(m->fnames, fn);
     }
     if (g < env->nbasis && has_body(env, g)) note_lambdas(m, env->globals.v[g].decl->body);
@@ -684,6 +718,33 @@ static int type_pos(NlEnv *env, const int *dtform, NlType *t) {
     for (int i = 0; i < t->nargs; i++)
       if ((x = type_pos(env, dtform, t->args[i])) > m) m = x;
     return m;
+  default: return -1;
+  }
+}
+
+/* The last of the program's function definitions whose identity t holds (-1: none). */
+static int fn_pos(M *m, const int *bodypos, NlType *t) {
+  t = t ? R(t) : NULL;
+  if (!t) return -1;
+  int a, b;
+  switch (t->k) {
+  case TY_SEQ: return fn_pos(m, bodypos, t->a);
+  case TY_PAIR:
+  case TY_FUN:
+    a = fn_pos(m, bodypos, t->a);
+    b = fn_pos(m, bodypos, t->b);
+    if (b > a) a = b;
+    if (t->k == TY_FUN && (b = fn_pos(m, bodypos, t->fnid)) > a) a = b;
+    return a;
+  case TY_DATA:
+    a = -1;
+    for (int i = 0; i < t->nargs; i++)
+      if ((b = fn_pos(m, bodypos, t->args[i])) > a) a = b;
+    return a;
+  case TY_FNID: {
+    int g = fn_global(m, t->id);
+    return g >= m->env->nbasis ? bodypos[g] : -1;
+  }
   default: return -1;
   }
 }
@@ -729,10 +790,8 @@ static void order_forms(M *m, NlDecl **ds, int n, NlDecl **copy) {
     if (d->k == D_DATA)
       for (int j = 0; j < env->datatypes.n; j++)
         if (env->datatypes.v[j]->global == d->global) dtform[j] = i;
-    if (is_generic_fun(env, d)) {
-      if (d->body) bodypos[d->global] = i;
-      else if (sigpos[d->global] < 0) sigpos[d->global] = i;
-    }
+    if (d->k == D_FUN && d->body && d->global >= 0) bodypos[d->global] = i;
+    if (is_generic_fun(env, d) && !d->body && sigpos[d->global] < 0) sigpos[d->global] = i;
   }
   Place pl = {0};
   pl.def_at = nz_xmalloc(sizeof(int) * (size_t)(ni + 1));
@@ -740,7 +799,9 @@ static void order_forms(M *m, NlDecl **ds, int n, NlDecl **copy) {
   pl.group = nz_xcalloc((size_t)(ni + 1), sizeof(bool));
   for (int k = 0; k < ni; k++) {
     const MonoInst *in = &p->insts.v[k];
-    int dp = type_pos(env, dtform, in->ty);
+    NlType *ft = R(in->ty); /* its own identity aside: the functions of its arguments */
+    int dp = type_pos(env, dtform, in->ty), fp = ft->k == TY_FUN ? fn_pos(m, bodypos, ft->a) : -1;
+    if (fp > dp) dp = fp; /* a named function it calls directly (direct_call) */
     int h = in->basis ? -1 : bodypos[in->global];
     pl.def_at[k] = h > dp ? h : dp;
     if (in->basis || pl.def_at[k] > h) {

@@ -1,8 +1,8 @@
 /* mono_check.c (unit) — monomorphises a small generic program (compiler/mono/), checks
- * the instances' names and that the printed result type-checks again, and that
- * mono_check rejects broken copies: a generic function called, a type variable left,
- * an argument of the wrong type, an instance reference with other type arguments, an
- * instance without its definition. */
+ * the instances' names, that a call of a function parameter became a direct call, that
+ * the printed result type-checks again, and that mono_check rejects broken copies: a
+ * generic function called, a type variable left, an argument of the wrong type, an
+ * instance reference with other type arguments, an instance without its definition. */
 #include "mono.h"
 #include "unit.h"
 
@@ -51,7 +51,14 @@ int main(void) {
   CHECK("clean program passes", violations(p) == 0);
   CHECK("twice at int", find_inst(p, "twice__int") >= 0);
   CHECK("twice at float", find_inst(p, "twice__float") >= 0);
-  CHECK("hmap keyed by its function", find_inst(p, "hmap__inc__int__int") >= 0);
+  int hi = find_inst(p, "hmap__inc__int__int");
+  CHECK("hmap keyed by its function", hi >= 0);
+  if (hi >= 0) { /* {h(x) : x in s} became {inc(x) : x in s} */
+    NlExpr *each = p->insts.v[hi].decl->body;
+    NlExpr *body = each && each->k == E_EACH ? each->a : NULL;
+    CHECK("hmap's instance calls inc directly", body && body->k == E_CALL && body->a->k == E_VAR &&
+                                                    body->a->vk == VK_GLOBAL && !strcmp(body->a->name, "inc"));
+  }
 
   /* the first runnable form: twice(3), a call of twice__int */
   NlExpr *call = NULL;
