@@ -3,6 +3,7 @@
  * results like NESL. `emit` and `build` belong to later stages of the pipeline. */
 #include "driver.h"
 #include "flan.h"
+#include "mono.h"
 #include "nesl.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +17,8 @@ typedef struct {
   int depth;
   bool exited; /* an `exit` command was met: no further forms run */
   bool lcu;    /* --interp=lcu: forms run through flattening and the λcu interpreter */
-  const char *stage; /* emit: ast, lcu, fused */
+  const char *stage; /* emit: ast, mono, lcu, fused */
+  NZ_VEC(NlDecl *) mono_decls; /* emit --stage=mono: the checked forms, loads expanded */
   bool fuse;   /* --scheduler given (run) or stage fused (emit) */
   DrvFuse fo;
   int rc;      /* exit status of a failure other than a user error (0: none) */
@@ -355,6 +357,27 @@ static void emit_program(Job *j) {
 
 static int process_source(Job *j, NzSource *src);
 
+/* emit --stage=mono: the checked forms monomorphised (compiler/mono/), the result
+ * checked by mono_check and printed as NESL. */
+static int emit_mono(Job *j) {
+  MonoProgram *mp = mono_program(j->env, j->mono_decls.v, j->mono_decls.n);
+  if (!mp) return NZ_EXIT_INTERNAL;
+  NzBuf err = {0}, out = {0};
+  int rc = NZ_EXIT_OK;
+  if (mono_check(mp, &err)) {
+    fputs(err.s, stderr);
+    nz_error("the monomorphised program fails its checker (a bug)");
+    rc = NZ_EXIT_INTERNAL;
+  } else {
+    mono_print(&out, mp);
+    fwrite(out.s, 1, out.len, stdout);
+  }
+  nz_buf_free(&err);
+  nz_buf_free(&out);
+  mono_free(mp);
+  return rc;
+}
+
 /* emit --compile-time: seconds spent evaluating forms with the AST interpreter (emit
  * evaluates each form, since later forms' functions read its value as a literal). */
 static double eval_seconds;
@@ -475,6 +498,8 @@ static int process_source(Job *j, NzSource *src) {
       if (d->name == nz_intern_cstr("exit")) {
         if (!j->emit) {
           j->exited = true;
+        } else if (!strcmp(j->stage, "mono")) {
+          nz_vec_push(j->mono_decls, d);
         } else {
           NzBuf b = {0};
           nesl_decl_print(&b, d);
@@ -496,6 +521,8 @@ static int process_source(Job *j, NzSource *src) {
     }
     if (j->show) {
       ok = compile_decl(j, d);
+    } else if (j->emit && !strcmp(j->stage, "mono")) {
+      nz_vec_push(j->mono_decls, d); /* monomorphised once every form is checked */
     } else if (j->emit && strcmp(j->stage, "ast")) {
       if (d->k == D_BIND || d->k == D_EXPR) {
         emit_lcu(j, d);
@@ -558,9 +585,12 @@ static int job_main(void *arg) {
     LcuProgram *all = join_forms(j);
     urc = j->rc ? j->rc : j->use(all, j->use_ctx);
     join_free(all);
+  } else if (ok && j->emit && !strcmp(j->stage, "mono")) {
+    j->rc = emit_mono(j);
   } else if (ok && j->emit && strcmp(j->stage, "ast") && (j->forms.n || j->show)) {
     emit_program(j);
   }
+  nz_vec_free(j->mono_decls);
   if (held) {
     if (urc == 0) { /* what `nessie run` reports after the forms before the error */
       rewind(held);
@@ -586,8 +616,10 @@ static void usage(FILE *f) {
   fputs("usage: nessie check PROG.nesl\n"
         "       nessie run PROG.nesl [-e EXPR] [--interp=ast|lcu] [--check] [--no-opt]\n"
         "                  [--scheduler=S [--solver=glpk|cbc] [--time-limit=SEC]]\n"
-        "       nessie emit PROG.nesl --stage=ast|flan|lcu|fused [--scheduler=S] [--show] [--compile-time] [--no-opt]\n"
-        "  (flan: the flattener's λcu before the Flan optimiser; lcu: after it; --no-opt: without it)\n"
+        "       nessie emit PROG.nesl --stage=ast|mono|flan|lcu|fused [--scheduler=S] [--show] [--compile-time]\n"
+        "                  [--no-opt]\n"
+        "  (mono: the monomorphic program as NESL; flan: the flattener's λcu before the Flan\n"
+        "   optimiser; lcu: after it; --no-opt: without it)\n"
         "  (--compile-time: on stderr, the time from start to the printed program less the\n"
         "   AST evaluation of the forms: front end, flattening, fusion)\n"
         "  (--show: main prints each form's line as `nessie run` does, the program nessie build\n"
@@ -638,13 +670,9 @@ int drv_cmd_nesl(int argc, char **argv) {
         j.stage = "lcu";
         j.noopt = true;
       }
-      if (!strcmp(j.stage, "mono")) {
-        fprintf(stderr, "nessie emit: stage '%s' has no separate IR yet (compiler/flan/README.md); "
-                        "use ast, lcu or fused\n", j.stage);
-        return NZ_EXIT_INTERNAL;
-      }
-      if (strcmp(j.stage, "ast") && strcmp(j.stage, "lcu") && strcmp(j.stage, "fused")) {
-        fprintf(stderr, "nessie emit: unknown stage '%s' (ast, flan, lcu, fused)\n", j.stage);
+      if (strcmp(j.stage, "ast") && strcmp(j.stage, "mono") && strcmp(j.stage, "lcu") &&
+          strcmp(j.stage, "fused")) {
+        fprintf(stderr, "nessie emit: unknown stage '%s' (ast, mono, flan, lcu, fused)\n", j.stage);
         return NZ_EXIT_USAGE;
       }
       continue;
@@ -710,7 +738,7 @@ int drv_cmd_nesl(int argc, char **argv) {
     fprintf(stderr, "nessie run: --scheduler needs --interp=lcu (or --target=c)\n");
     return NZ_EXIT_USAGE;
   }
-  if (j.show && !strcmp(j.stage, "ast")) {
+  if (j.show && (!strcmp(j.stage, "ast") || !strcmp(j.stage, "mono"))) {
     fprintf(stderr, "nessie emit: --show is for --stage=lcu|fused\n");
     return NZ_EXIT_USAGE;
   }
