@@ -70,9 +70,20 @@ static bool kernel_ok(const Fl *F, const FlBlk *b, const LcuExpr *run) {
   return true;
 }
 
-/* A let whose value is never a garbage size: #x, seg_total(sd). */
-static bool shape_let(const LcuExpr *rhs) {
-  return rhs->kind == LE_PRIM && (rhs->prim == LP_LENGTH || rhs->prim == LP_SEG_TOTAL);
+/* make_segdes(lens) of lengths computed before the first pending check: the segment
+ * descriptor the program builds whether or not a check fails (the flattener's
+ * lengths are never negative: max(l, 0), sums of lengths, or guarded by their own
+ * check, which the code computing them does not wait for, flan_prims.c). */
+static bool clean_segdes(const FlBlk *b, const LcuExpr *rhs) {
+  return rhs->kind == LE_PRIM && rhs->prim == LP_MAKE_SEGDES && rhs->args[0]->kind == LE_VAR &&
+         !tainted(b, rhs->args[0]->name);
+}
+
+/* A let whose value is never a garbage size: #x, seg_total(sd), a literal, a clean
+ * segment descriptor. */
+static bool shape_let(const FlBlk *b, const LcuExpr *rhs) {
+  return (rhs->kind == LE_PRIM && (rhs->prim == LP_LENGTH || rhs->prim == LP_SEG_TOTAL)) ||
+         rhs->kind == LE_INT || clean_segdes(b, rhs);
 }
 
 void flan_defer_flush(Fl *F, FlBlk *b) {
@@ -84,12 +95,12 @@ void flan_defer_flush(Fl *F, FlBlk *b) {
 
 void flan_defer_before(Fl *F, FlBlk *b, FlBind *x) {
   if (!b->defer.n) return;
-  bool ok = x->rhs->kind == LE_RUN ? kernel_ok(F, b, x->rhs) : harmless(F, x->rhs);
+  bool ok = x->rhs->kind == LE_RUN ? kernel_ok(F, b, x->rhs) : clean_segdes(b, x->rhs) || harmless(F, x->rhs);
   if (!ok) {
     flan_defer_flush(F, b);
     return;
   }
-  if (!shape_let(x->rhs))
+  if (!shape_let(b, x->rhs))
     for (int i = 0; i < x->n; i++) nz_vec_push(b->taint, x->b[i].name);
 }
 

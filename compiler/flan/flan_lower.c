@@ -490,11 +490,51 @@ static FlVal lower_branch(Fl *F, NlExpr *e, FlCtx *c, FlBlk *b, bool lift) {
 
 static LcuExpr *close_val(Fl *F, FlBlk *b, FlVal v) { return blk_close(F, b, tuple_of(F, nc(v), v.c)); }
 
+/* e is __error("literal"): the basis' argument checks (zip, <-, take, split, ...) */
+static bool error_call(Fl *F, NlExpr *e) {
+  if (e->k != E_CALL || e->a->k != E_VAR || e->a->vk != VK_GLOBAL || e->b->k != E_STRING) return false;
+  const NlVal *v = &F->env->globals.v[e->a->slot].val;
+  return v->k == V_FN && v->fn->k == FN_PRIM && !strcmp(v->fn->prim->name, "__error");
+}
+
+/* `if c then __error(s) else x` (or the mirror) is the check `c` before x, deferred
+ * (flan_defer.c) instead of a branch: x runs on every row, so the fault ends no
+ * region. As __error itself, it faults only where some row of the context takes
+ * that branch. */
+static bool lower_if_error(Fl *F, NlExpr *e, FlVal c, FlVal *out) {
+  int eb = error_call(F, e->b) ? 1 : error_call(F, e->c) ? 2 : 0;
+  if (!eb) return false;
+  LcuProgram *p = F->p;
+  NzLoc L = F->uloc;
+  NlExpr *err = eb == 1 ? e->b : e->c;
+  NzLoc eloc = err->user ? err->loc : F->uloc;
+  LcuExpr *bad;
+  if (c.ctx) {
+    FlKb k;
+    flan_kb_init(&k, F);
+    LcuExpr *ci = lcu_index(p, flan_kc(&k, c.c[0]), flan_kix(&k), L);
+    c.c[0] = flan_any(&k, F->ctx->n, eb == 1 ? ci : lcu_prim(p, LP_NOT, 1, &ci, L));
+    bad = flan_v(F, c.c[0]);
+  } else {
+    bad = flan_v(F, c.c[0]);
+    if (eb == 2) bad = lcu_prim(p, LP_NOT, 1, &bad, L);
+    if (F->ctx) bad = lcu_prim2(p, LP_ANDALSO, bad, lcu_prim2(p, LP_GT, flan_v(F, F->ctx->n), lcu_int(p, 0, L), L), L);
+  }
+  FlComp b = flan_emit(F, F->blk, lcu_type_base(LT_BOOL), bad);
+  FlVal msg = lower(F, err->b);
+  LcuExpr *a[2] = {flan_v(F, b), flan_v(F, msg.c[0])};
+  flan_defer_push(F, F->blk, lcu_prim(p, LP_FAIL_IF, 2, a, eloc));
+  *out = lower(F, eb == 1 ? e->c : e->b);
+  return true;
+}
+
 static FlVal lower_if(Fl *F, NlExpr *e) {
   const FlTy *t = ty(F, e->ty, e->loc);
   FlVal c = lower(F, e->a);
   LcuProgram *p = F->p;
   NzLoc L = F->uloc;
+  FlVal r0;
+  if (lower_if_error(F, e, c, &r0)) return r0;
   if (!c.ctx) {
     /* a CPU branch; both sides lifted if either is */
     FlBlk *bt = blk_new(F), *be = blk_new(F);

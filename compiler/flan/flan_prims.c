@@ -296,16 +296,29 @@ static void lp_dist(Args *A) {
   flan_gather(F, A->t[0], 1, &A->a[0], NULL, owner, tot, A->out + 1);
 }
 
+/* [s:e:d]: its fault, and its length, 0 where it faults (so the check can be
+ * deferred: the length is computed before the check and never garbage) */
+static const char iseq_msg[] = "In [s:e:l], e must be >= to s, and l must be positive.";
+static LcuExpr *iseq_bad(Fl *F, LcuExpr *s, LcuExpr *d, LcuExpr *e) {
+  return p2(F, LP_ORELSE, p2(F, LP_LT, d, iv(F, 1)), p2(F, LP_GT, s, e));
+}
+static LcuExpr *iseq_len(Fl *F, LcuExpr *bad, LcuExpr *s, LcuExpr *d, LcuExpr *e) {
+  LcuExpr *len = p2(F, LP_DIV, p2(F, LP_SUB, p2(F, LP_ADD, p2(F, LP_SUB, e, s), d), iv(F, 1)), cp(F, d));
+  return lcu_if(P, bad, iv(F, 0), len, L);
+}
+
 static void lp_iseq(Args *A) {
   Fl *F = A->F;
   FlComp s = A->a[0][0], d = A->a[1][0], e = A->a[2][0];
   FlKb k;
   flan_kb_init(&k, F);
-  bad_if(F, &k, A->n, p2(F, LP_ORELSE, p2(F, LP_LT, ix(&k, d), iv(F, 1)), p2(F, LP_GT, ix(&k, s), ix(&k, e))),
-         "In [s:e:l], e must be >= to s, and l must be positive.", A->loc);
+  FlComp bad = flan_any(&k, A->n, iseq_bad(F, ix(&k, s), ix(&k, d), ix(&k, e)));
   flan_kb_init(&k, F);
-  LcuExpr *len = p2(F, LP_DIV, p2(F, LP_SUB, p2(F, LP_ADD, p2(F, LP_SUB, ix(&k, e), ix(&k, s)), ix(&k, d)), iv(F, 1)), ix(&k, d));
+  LcuExpr *len = iseq_len(F, iseq_bad(F, ix(&k, s), ix(&k, d), ix(&k, e)), ix(&k, s), ix(&k, d), ix(&k, e));
+  F->defer_safe = true;
   FlComp lens = flan_kb_map1(&k, A->n, len, LT_INT);
+  F->defer_safe = false;
+  flan_check_defer(F, bad, iseq_msg, A->loc);
   FlComp sd = mksd(F, lens), tot = total(F, sd);
   flan_kb_init(&k, F);
   const char *o = flan_fresh(F, "o");
@@ -986,6 +999,19 @@ static bool flat_unlifted(Fl *F, const char *name, FlVal *args, const FlTy *rt, 
     FlComp n = cpu(F, tint(), p2(F, LP_MAX, flan_v(F, args[1].c[0]), iv(F, 0)));
     flan_kb_init(&k, F);
     r.c[0] = flan_kb_map1(&k, n, flan_kc(&k, args[0].c[0]), flan_ty_lcu_base(args[0].t));
+    *out = r;
+    return true;
+  }
+  if (!strcmp(name, "__iseq")) {
+    LcuExpr *x[3];
+    for (int i = 0; i < 3; i++) x[i] = flan_v(F, args[i].c[0]);
+    FlComp bad = cpu(F, lcu_type_base(LT_BOOL), iseq_bad(F, x[0], x[1], x[2]));
+    F->defer_safe = true;
+    FlComp len = cpu(F, tint(), iseq_len(F, flan_v(F, bad), cp(F, x[0]), cp(F, x[1]), cp(F, x[2])));
+    F->defer_safe = false;
+    flan_check_defer(F, bad, iseq_msg, loc);
+    flan_kb_init(&k, F);
+    r.c[0] = flan_kb_map1(&k, len, p2(F, LP_ADD, flan_kc(&k, args[0].c[0]), p2(F, LP_MUL, flan_kix(&k), flan_kc(&k, args[1].c[0]))), LT_INT);
     *out = r;
     return true;
   }
