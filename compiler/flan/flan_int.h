@@ -149,6 +149,11 @@ void flan_kb_free(FlKb *k);
  * i < nout: the general data movement every nested primitive is built from. */
 void flan_gather(Fl *F, const FlTy *t, int nsrc, FlComp **srcs, FlComp *sel, FlComp src,
                  FlComp nout, FlComp *out);
+/* The same from one source, where src[i] < 0 gives an empty row (zeros, empty
+ * sequences): the data movement of an index whose check is deferred (flan_defer.c). */
+void flan_gather_guarded(Fl *F, const FlTy *t, FlComp *data, FlComp src, FlComp nout, FlComp *out);
+/* 0, 0.0, F or the char 0 */
+LcuExpr *flan_zero(Fl *F, LcuTypeKind t);
 /* An empty vector of t. */
 void flan_empty(Fl *F, const FlTy *t, FlComp *out);
 /* fail_if(bad, msg) at loc */
