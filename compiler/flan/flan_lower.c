@@ -613,19 +613,48 @@ static FlVal lower_if(Fl *F, NlExpr *e) {
 
 /* -------------------------------------------------------- apply-to-each */
 
-/* The common length of the ng unlifted generators g (checked equal). */
-static FlComp gen_length(Fl *F, FlVal *g, int ng, NzLoc eloc) {
+/* The common length of the ng unlifted generators g (checked equal). With defer, and
+ * generators of flat elements (no segment descriptor), the check is deferred and
+ * g[1..] are replaced by copies of g[0]'s length that read 0 past their own end, so
+ * that the body never reads outside them (flan_defer.c). */
+static FlComp gen_length(Fl *F, FlVal *g, int ng, NzLoc eloc, bool defer) {
   LcuProgram *p = F->p;
   NzLoc L = F->uloc;
   FlComp n = flan_rows(F, g[0].c[0]);
-  if (ng > 1) {
-    LcuExpr *bad = NULL;
-    for (int i = 1; i < ng; i++) {
-      FlComp ni = flan_rows(F, g[i].c[0]);
-      LcuExpr *d = lcu_prim2(p, LP_NE, flan_v(F, n), flan_v(F, ni), L);
-      bad = bad ? lcu_prim2(p, LP_OR, bad, d, L) : d;
+  if (ng == 1) return n;
+  static const char msg[] = "Length mismatch in an apply-to-each.";
+  FlComp *ns = NZ_NEWN(F->a, FlComp, ng);
+  LcuExpr *bad = NULL;
+  for (int i = 1; i < ng; i++) {
+    ns[i] = flan_rows(F, g[i].c[0]);
+    if (ns[i].name == n.name) continue; /* the same size: equal */
+    LcuExpr *d = lcu_prim2(p, LP_NE, flan_v(F, n), flan_v(F, ns[i]), L);
+    bad = bad ? lcu_prim2(p, LP_OR, bad, d, L) : d;
+    int nc = flan_ncomp(g[i].t->a, true);
+    const LcuType *tys[nc > 0 ? nc : 1];
+    flan_comp_types(g[i].t->a, true, tys);
+    for (int c = 0; c < nc; c++) defer &= tys[c]->kind != LT_SEGDES;
+  }
+  if (!bad) return n;
+  FlComp b = flan_emit(F, F->blk, lcu_type_base(LT_BOOL), bad);
+  if (!defer) {
+    flan_check(F, b, msg, eloc);
+    return n;
+  }
+  flan_check_defer(F, b, msg, eloc);
+  for (int i = 1; i < ng; i++) {
+    if (ns[i].name == n.name) continue;
+    int nc = flan_ncomp(g[i].t->a, true);
+    FlComp *c = flan_comps(F, nc);
+    for (int j = 0; j < nc; j++) {
+      FlKb k;
+      flan_kb_init(&k, F);
+      LcuTypeKind et = g[i].c[j].ty->elem;
+      LcuExpr *in = lcu_prim2(p, LP_LT, flan_kix(&k), flan_kc(&k, ns[i]), L);
+      LcuExpr *e = lcu_if(p, in, lcu_index(p, flan_kc(&k, g[i].c[j]), flan_kix(&k), L), flan_zero(F, et), L);
+      c[j] = flan_kb_map1(&k, n, e, et);
     }
-    flan_check(F, flan_emit(F, F->blk, lcu_type_base(LT_BOOL), bad), "Length mismatch in an apply-to-each.", eloc);
+    g[i].c = c;
   }
   return n;
 }
@@ -646,7 +675,7 @@ static FlVal lower_each(Fl *F, NlExpr *e) {
     for (int i = 0; i < ng; i++)
       if (g[i].ctx) nz_die("flan: lifted generator at the unlifted level");
     C = ctx_new(F, NULL, CX_TOP);
-    C->n = gen_length(F, g, ng, eloc);
+    C->n = gen_length(F, g, ng, eloc, true);
     for (int i = 0; i < ng; i++) bind_pat(F, e->pats[i], (FlVal){g[i].t->a, C, g[i].c});
   } else {
     join_ctx(F, g, ng);
@@ -840,7 +869,7 @@ static FlVal lower_each_serial(Fl *F, NlExpr *e) {
     flan_unsupported(F, e->loc, "an apply-to-each whose elements draw random numbers here");
   FlVal *g = NZ_NEWN(F->a, FlVal, ng);
   for (int i = 0; i < ng; i++) g[i] = lower(F, e->xs[i]);
-  FlComp n = gen_length(F, g, ng, eloc);
+  FlComp n = gen_length(F, g, ng, eloc, false);
   const char *fname = flan_fresh(F, "each");
   FlParams params = {0};
   FlArgs args = {0}, rargs = {0};
