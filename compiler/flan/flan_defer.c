@@ -79,11 +79,17 @@ static bool clean_segdes(const FlBlk *b, const LcuExpr *rhs) {
          !tainted(b, rhs->args[0]->name);
 }
 
+/* v + 1 of a clean v (a spare slot past a size, lp_put) */
+static bool clean_succ(const FlBlk *b, const LcuExpr *rhs) {
+  return rhs->kind == LE_PRIM && rhs->prim == LP_ADD && rhs->args[0]->kind == LE_VAR &&
+         !tainted(b, rhs->args[0]->name) && rhs->args[1]->kind == LE_INT && rhs->args[1]->lit.i == 1;
+}
+
 /* A let whose value is never a garbage size: #x, seg_total(sd), a literal, a clean
- * segment descriptor. */
+ * segment descriptor, one more than a clean value. */
 static bool shape_let(const FlBlk *b, const LcuExpr *rhs) {
   return (rhs->kind == LE_PRIM && (rhs->prim == LP_LENGTH || rhs->prim == LP_SEG_TOTAL)) ||
-         rhs->kind == LE_INT || clean_segdes(b, rhs);
+         rhs->kind == LE_INT || clean_segdes(b, rhs) || clean_succ(b, rhs);
 }
 
 void flan_defer_flush(Fl *F, FlBlk *b) {
