@@ -613,6 +613,18 @@ static FlVal lower_if(Fl *F, NlExpr *e) {
 
 /* -------------------------------------------------------- apply-to-each */
 
+static const char gen_msg[] = "Length mismatch in an apply-to-each.";
+
+/* vrep(t) has no segment descriptor */
+static bool flat(const FlTy *t) {
+  int nc = flan_ncomp(t, true);
+  const LcuType *tys[nc > 0 ? nc : 1];
+  flan_comp_types(t, true, tys);
+  for (int c = 0; c < nc; c++)
+    if (tys[c]->kind == LT_SEGDES) return false;
+  return true;
+}
+
 /* The common length of the ng unlifted generators g (checked equal). With defer, and
  * generators of flat elements (no segment descriptor), the check is deferred and
  * g[1..] are replaced by copies of g[0]'s length that read 0 past their own end, so
@@ -622,7 +634,6 @@ static FlComp gen_length(Fl *F, FlVal *g, int ng, NzLoc eloc, bool defer) {
   NzLoc L = F->uloc;
   FlComp n = flan_rows(F, g[0].c[0]);
   if (ng == 1) return n;
-  static const char msg[] = "Length mismatch in an apply-to-each.";
   FlComp *ns = NZ_NEWN(F->a, FlComp, ng);
   LcuExpr *bad = NULL;
   for (int i = 1; i < ng; i++) {
@@ -630,18 +641,15 @@ static FlComp gen_length(Fl *F, FlVal *g, int ng, NzLoc eloc, bool defer) {
     if (ns[i].name == n.name) continue; /* the same size: equal */
     LcuExpr *d = lcu_prim2(p, LP_NE, flan_v(F, n), flan_v(F, ns[i]), L);
     bad = bad ? lcu_prim2(p, LP_OR, bad, d, L) : d;
-    int nc = flan_ncomp(g[i].t->a, true);
-    const LcuType *tys[nc > 0 ? nc : 1];
-    flan_comp_types(g[i].t->a, true, tys);
-    for (int c = 0; c < nc; c++) defer &= tys[c]->kind != LT_SEGDES;
+    defer &= flat(g[i].t->a);
   }
   if (!bad) return n;
   FlComp b = flan_emit(F, F->blk, lcu_type_base(LT_BOOL), bad);
   if (!defer) {
-    flan_check(F, b, msg, eloc);
+    flan_check(F, b, gen_msg, eloc);
     return n;
   }
-  flan_check_defer(F, b, msg, eloc);
+  flan_check_defer(F, b, gen_msg, eloc);
   for (int i = 1; i < ng; i++) {
     if (ns[i].name == n.name) continue;
     int nc = flan_ncomp(g[i].t->a, true);
@@ -657,6 +665,60 @@ static FlComp gen_length(Fl *F, FlVal *g, int ng, NzLoc eloc, bool defer) {
     g[i].c = c;
   }
   return n;
+}
+
+/* The same inside a context: every row of the generators g (lifted in outer) has the
+ * first's length (generators with one segment descriptor do). Deferred for flat
+ * generators: g[1..] are replaced by copies over C's elements (the first's), element
+ * off of row o reading 0 where the generator's row o is shorter. */
+static void seg_gen_check(Fl *F, FlVal *g, int ng, FlCtx *outer, FlCtx *C, NzLoc eloc) {
+  LcuProgram *p = F->p;
+  NzLoc L = F->uloc;
+  FlKb k;
+  flan_kb_init(&k, F);
+  LcuExpr *bad = NULL;
+  bool defer = true;
+  for (int i = 1; i < ng; i++) {
+    if (g[i].c[0].name == g[0].c[0].name) continue;
+    LcuExpr *a[2] = {flan_kc(&k, g[0].c[0]), flan_kix(&k)};
+    LcuExpr *b[2] = {flan_kc(&k, g[i].c[0]), flan_kix(&k)};
+    LcuExpr *d = lcu_prim2(p, LP_NE, lcu_prim(p, LP_SEG_LEN, 2, a, L), lcu_prim(p, LP_SEG_LEN, 2, b, L), L);
+    bad = bad ? lcu_prim2(p, LP_OR, bad, d, L) : d;
+    defer &= flat(g[i].t->a);
+  }
+  if (!bad) {
+    flan_kb_free(&k);
+    return;
+  }
+  FlComp any = flan_any(&k, outer->n, bad);
+  if (!defer) {
+    flan_check(F, any, gen_msg, eloc);
+    return;
+  }
+  flan_check_defer(F, any, gen_msg, eloc);
+  for (int i = 1; i < ng; i++) {
+    if (g[i].c[0].name == g[0].c[0].name) continue;
+    int nc = flan_ncomp(g[i].t->a, true);
+    FlComp *c = flan_comps(F, nc + 1);
+    c[0] = g[i].c[0];
+    for (int j = 0; j < nc; j++) {
+      flan_kb_init(&k, F);
+      const char *o = flan_fresh(F, "o"), *off = flan_fresh(F, "off");
+      LcuExpr *ov = lcu_var(p, o, L), *offv = lcu_var(p, off, L);
+      LcuExpr *x[2] = {flan_kc(&k, g[0].c[0]), flan_kix(&k)};
+      LcuExpr *y[2] = {flan_kc(&k, g[i].c[0]), ov};
+      LcuExpr *in = lcu_prim2(p, LP_LT, offv, lcu_prim(p, LP_SEG_LEN, 2, y, L), L);
+      LcuExpr *z[2] = {flan_kc(&k, g[i].c[0]), lcu_var(p, o, L)};
+      LcuExpr *pos = lcu_prim2(p, LP_ADD, lcu_prim(p, LP_SEG_START, 2, z, L), lcu_var(p, off, L), L);
+      LcuTypeKind et = g[i].c[1 + j].ty->elem;
+      LcuExpr *e = lcu_if(p, in, lcu_index(p, flan_kc(&k, g[i].c[1 + j]), pos, L), flan_zero(F, et), L);
+      LcuExpr *w[2] = {flan_kc(&k, g[0].c[0]), lcu_var(p, o, L)};
+      e = lcu_let1(p, off, lcu_prim2(p, LP_SUB, flan_kix(&k), lcu_prim(p, LP_SEG_START, 2, w, L), L), e, L);
+      e = lcu_let1(p, o, lcu_prim(p, LP_SEG_OF, 2, x, L), e, L);
+      c[1 + j] = flan_kb_map1(&k, C->n, e, et);
+    }
+    g[i].c = c;
+  }
 }
 
 static FlVal lower_each_serial(Fl *F, NlExpr *e);
@@ -684,18 +746,7 @@ static FlVal lower_each(Fl *F, NlExpr *e) {
     C->sd = g[0].c[0];
     LcuExpr *sv = flan_v(F, C->sd);
     C->n = flan_emit(F, F->blk, lcu_type_base(LT_INT), lcu_prim(p, LP_SEG_TOTAL, 1, &sv, L));
-    if (ng > 1) {
-      FlKb k;
-      flan_kb_init(&k, F);
-      LcuExpr *bad = NULL;
-      for (int i = 1; i < ng; i++) {
-        LcuExpr *a[2] = {flan_kc(&k, g[0].c[0]), flan_kix(&k)};
-        LcuExpr *b[2] = {flan_kc(&k, g[i].c[0]), flan_kix(&k)};
-        LcuExpr *d = lcu_prim2(p, LP_NE, lcu_prim(p, LP_SEG_LEN, 2, a, L), lcu_prim(p, LP_SEG_LEN, 2, b, L), L);
-        bad = bad ? lcu_prim2(p, LP_OR, bad, d, L) : d;
-      }
-      flan_check(F, flan_any(&k, outer->n, bad), "Length mismatch in an apply-to-each.", eloc);
-    }
+    if (ng > 1) seg_gen_check(F, g, ng, outer, C, eloc);
     for (int i = 0; i < ng; i++) bind_pat(F, e->pats[i], (FlVal){g[i].t->a, C, g[i].c + 1});
   }
   FlCtx *saved = F->ctx;

@@ -48,7 +48,7 @@ joined() {
     inform && /^}/ { inform = 0; last = (na && nb) ? (runafter ? "split" : "joined") : "missing" }
     END { print last }' "$1"
 }
-for kind in nested read permute range zip error; do
+for kind in nested read permute range zip zip_rows error; do
   msg=$(sed -n 's/.*error: //p' "tests/nesl/err_defer_${kind}_first.expected")
   [ -n "$msg" ] || bad "err_defer_${kind}_first.expected has no error"
   for v in first later; do
