@@ -15,12 +15,24 @@
  *     its deferred check (F->defer_safe: NESL's div, rem, mod divide by 1 where
  *     the divisor is 0, and a float division or sqrt only makes NaN or inf);
  *   - no iteration space of its kernel was computed inside the stretch (a size
- *     from garbage could be negative or huge), except #x and seg_total(sd).
+ *     from garbage could be negative or huge: the name bound by every let of the
+ *     stretch is tainted), except the clean sizes #x, seg_total(sd), a literal,
+ *     c + 1 of a clean c (put's spare slot) and make_segdes(lens) of lengths
+ *     computed before the first pending check (such a make_segdes may join the
+ *     stretch; every other one waits, so a segment descriptor never holds a
+ *     garbage length).
  * Everything else (calls, which may not terminate; prints; conditionals whose
  * branches run kernels) runs the deferred checks first. Indexing inside kernels
- * stays as it is: the flattener's own gathers index by shapes, which garbage
- * data do not change, and every NESL index is checked by a check that is not
- * deferred (so it runs the pending ones before it). */
+ * must not fault on garbage either: the flattener's own gathers index by shapes,
+ * which garbage data do not change (every value keeps as many rows as its shape
+ * says), and an index whose check is deferred is guarded where it is used:
+ * a[i] and a -> i read 0 or an empty row where the index is bad
+ * (flan_gather_guarded), permute scatters over the values' own positions and
+ * sends a bad destination to position 0, a range whose check fails is empty, the
+ * other generators of an apply-to-each whose length check is pending are copies
+ * of the first one's length, and the basis' `if c then __error(s) else x` checks
+ * c and runs x, whose own checks guard it (flan_prims.c, flan_lower.c). A NESL
+ * index whose check is not deferred runs the pending checks before it. */
 #include "flan_int.h"
 
 static bool tainted(const FlBlk *b, const char *name) {
