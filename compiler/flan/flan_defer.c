@@ -18,7 +18,8 @@
  *     from garbage could be negative or huge: the name bound by every let of the
  *     stretch is tainted), except the clean sizes #x, seg_total(sd), a literal,
  *     c + 1 of a clean c (put's spare slot) and make_segdes(lens) of lengths
- *     computed before the first pending check (such a make_segdes may join the
+ *     computed before the first pending check, or of a literal array of names
+ *     bound before it and non-negative literals (such a make_segdes may join the
  *     stretch; every other one waits, so a segment descriptor never holds a
  *     garbage length).
  * Everything else (calls, which may not terminate; prints; conditionals whose
@@ -86,9 +87,26 @@ static bool kernel_ok(const Fl *F, const FlBlk *b, const LcuExpr *run) {
  * descriptor the program builds whether or not a check fails (the flattener's
  * lengths are never negative: max(l, 0), sums of lengths, or guarded by their own
  * check, which the code computing them does not wait for, flan_prims.c). */
+/* e is a literal >= 0 or a name bound before the stretch */
+static bool old_len(const FlBlk *b, const LcuExpr *e) {
+  if (e->kind == LE_INT) return e->lit.i >= 0;
+  if (e->kind != LE_VAR) return false;
+  for (int i = b->stretch; i < b->v.n; i++)
+    for (int j = 0; j < b->v.v[i].n; j++)
+      if (b->v.v[i].b[j].name == e->name) return false;
+  return true;
+}
 static bool clean_segdes(const FlBlk *b, const LcuExpr *rhs) {
-  return rhs->kind == LE_PRIM && rhs->prim == LP_MAKE_SEGDES && rhs->args[0]->kind == LE_VAR &&
-         !tainted(b, rhs->args[0]->name);
+  if (rhs->kind != LE_PRIM || rhs->prim != LP_MAKE_SEGDES) return false;
+  const LcuExpr *a = rhs->args[0];
+  if (a->kind == LE_VAR) return !tainted(b, a->name);
+  /* [#x]: a row of an unlifted sequence whose length is known before the stretch
+   * (one computed inside it, though clean, would make fusion hoist the make_segdes
+   * into the middle of the stretch and split it there) */
+  if (a->kind != LE_ARRAY) return false;
+  for (int i = 0; i < a->nargs; i++)
+    if (!old_len(b, a->args[i])) return false;
+  return true;
 }
 
 /* v + 1 of a clean v (a spare slot past a size, lp_put) */
@@ -123,6 +141,7 @@ void flan_defer_before(Fl *F, FlBlk *b, FlBind *x) {
 }
 
 void flan_defer_push(Fl *F, FlBlk *b, LcuExpr *fail) {
+  if (!b->defer.n) b->stretch = b->v.n;
   FlBind x;
   x.n = 1;
   x.b = lcu_binders(F->p, 1);

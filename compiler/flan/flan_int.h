@@ -31,6 +31,7 @@ typedef struct {
    * fusable lets they are in, and the names bound since the first of them */
   NZ_VEC(FlBind) defer;
   NZ_VEC(const char *) taint;
+  int stretch; /* v[stretch..]: the lets since the first of them */
 } FlBlk;
 
 /* An iteration context: n elements. CX_TOP has no parent (an apply-to-each at the
