@@ -701,22 +701,7 @@ static void seg_gen_check(Fl *F, FlVal *g, int ng, FlCtx *outer, FlCtx *C, NzLoc
     int nc = flan_ncomp(g[i].t->a, true);
     FlComp *c = flan_comps(F, nc + 1);
     c[0] = g[i].c[0];
-    for (int j = 0; j < nc; j++) {
-      flan_kb_init(&k, F);
-      const char *o = flan_fresh(F, "o"), *off = flan_fresh(F, "off");
-      LcuExpr *ov = lcu_var(p, o, L), *offv = lcu_var(p, off, L);
-      LcuExpr *x[2] = {flan_kc(&k, g[0].c[0]), flan_kix(&k)};
-      LcuExpr *y[2] = {flan_kc(&k, g[i].c[0]), ov};
-      LcuExpr *in = lcu_prim2(p, LP_LT, offv, lcu_prim(p, LP_SEG_LEN, 2, y, L), L);
-      LcuExpr *z[2] = {flan_kc(&k, g[i].c[0]), lcu_var(p, o, L)};
-      LcuExpr *pos = lcu_prim2(p, LP_ADD, lcu_prim(p, LP_SEG_START, 2, z, L), lcu_var(p, off, L), L);
-      LcuTypeKind et = g[i].c[1 + j].ty->elem;
-      LcuExpr *e = lcu_if(p, in, lcu_index(p, flan_kc(&k, g[i].c[1 + j]), pos, L), flan_zero(F, et), L);
-      LcuExpr *w[2] = {flan_kc(&k, g[0].c[0]), lcu_var(p, o, L)};
-      e = lcu_let1(p, off, lcu_prim2(p, LP_SUB, flan_kix(&k), lcu_prim(p, LP_SEG_START, 2, w, L), L), e, L);
-      e = lcu_let1(p, o, lcu_prim(p, LP_SEG_OF, 2, x, L), e, L);
-      c[1 + j] = flan_kb_map1(&k, C->n, e, et);
-    }
+    for (int j = 0; j < nc; j++) c[1 + j] = flan_rows_like(F, g[0].c[0], g[i].c[0], g[i].c[1 + j], C->n);
     g[i].c = c;
   }
 }

@@ -325,3 +325,22 @@ void flan_gather(Fl *F, const FlTy *t, int nsrc, FlComp **srcs, FlComp *sel, FlC
 void flan_gather_guarded(Fl *F, const FlTy *t, FlComp *data, FlComp src, FlComp nout, FlComp *out) {
   gather_rec(F, t, 1, &data, 0, NULL, src, nout, out, true);
 }
+
+FlComp flan_rows_like(Fl *F, FlComp sd0, FlComp sdi, FlComp data, FlComp n) {
+  LcuProgram *p = F->p;
+  NzLoc L = F->uloc;
+  FlKb k;
+  flan_kb_init(&k, F);
+  const char *o = flan_fresh(F, "o"), *off = flan_fresh(F, "off");
+  LcuExpr *x[2] = {flan_kc(&k, sd0), flan_kix(&k)};
+  LcuExpr *y[2] = {flan_kc(&k, sdi), lcu_var(p, o, L)};
+  LcuExpr *in = lcu_prim2(p, LP_LT, lcu_var(p, off, L), lcu_prim(p, LP_SEG_LEN, 2, y, L), L);
+  LcuExpr *z[2] = {flan_kc(&k, sdi), lcu_var(p, o, L)};
+  LcuExpr *pos = lcu_prim2(p, LP_ADD, lcu_prim(p, LP_SEG_START, 2, z, L), lcu_var(p, off, L), L);
+  LcuTypeKind et = data.ty->elem;
+  LcuExpr *e = lcu_if(p, in, lcu_index(p, flan_kc(&k, data), pos, L), flan_zero(F, et), L);
+  LcuExpr *w[2] = {flan_kc(&k, sd0), lcu_var(p, o, L)};
+  e = lcu_let1(p, off, lcu_prim2(p, LP_SUB, flan_kix(&k), lcu_prim(p, LP_SEG_START, 2, w, L), L), e, L);
+  e = lcu_let1(p, o, lcu_prim(p, LP_SEG_OF, 2, x, L), e, L);
+  return flan_kb_map1(&k, n, e, et);
+}

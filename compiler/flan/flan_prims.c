@@ -512,14 +512,19 @@ static void lp_pack(Args *A) {
   pack_by(A, pt->a, A->a[0][0], A->a[0] + 1, A->a[0][1 + na]);
 }
 
+/* pack(v, flags) per row: its length check deferred, the flags read over v's elements
+ * (F past the end of a shorter row), unless both have one descriptor */
 static void lp_pack2(Args *A) {
   Fl *F = A->F;
-  FlComp sv = A->a[0][0], sf = A->a[1][0];
-  FlKb k;
-  flan_kb_init(&k, F);
-  bad_if(F, &k, A->n, p2(F, LP_NE, seg(&k, LP_SEG_LEN, sv, flan_kix(&k)), seg(&k, LP_SEG_LEN, sf, flan_kix(&k))),
-         "Length mismatch in function PACK.", A->loc);
-  pack_by(A, A->t[0]->a, sv, A->a[0] + 1, A->a[1][1]);
+  FlComp sv = A->a[0][0], sf = A->a[1][0], flags = A->a[1][1];
+  if (sv.name != sf.name) {
+    FlKb k;
+    flan_kb_init(&k, F);
+    FlComp bad = flan_any(&k, A->n, p2(F, LP_NE, seg(&k, LP_SEG_LEN, sv, flan_kix(&k)), seg(&k, LP_SEG_LEN, sf, flan_kix(&k))));
+    flan_check_defer(F, bad, "Length mismatch in function PACK.", A->loc);
+    flags = flan_rows_like(F, sv, sf, flags, total(F, sv));
+  }
+  pack_by(A, A->t[0]->a, sv, A->a[0] + 1, flags);
 }
 
 /* permute(v, i) per row. Both checks are deferred: the scatter runs over v's elements
