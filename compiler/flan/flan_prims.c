@@ -747,10 +747,15 @@ static void lp_hash(Args *A) {
   FlComp l = A->a[1][0];
   FlKb k;
   flan_kb_init(&k, F);
-  bad_if(F, &k, A->n, p2(F, LP_LT, ix(&k, l), iv(F, 1)), "The second argument for the function HASH must be positive.", A->loc);
+  FlComp bad = flan_any(&k, A->n, p2(F, LP_LT, ix(&k, l), iv(F, 1)));
+  flan_check_defer(F, bad, "The second argument for the function HASH must be positive.", A->loc);
   FlComp h = hash_rec(F, A->t[0], A->a[0], A->n);
   flan_kb_init(&k, F);
-  A->out[0] = flan_kb_map1(&k, A->n, p2(F, LP_MOD, p2(F, LP_AND, ix(&k, h), iv(F, 0x7fffffff)), ix(&k, l)), LT_INT);
+  /* the check is deferred: a bound below 1 divides by 1 meanwhile */
+  LcuExpr *m = lcu_if(P, p2(F, LP_LT, ix(&k, l), iv(F, 1)), iv(F, 1), ix(&k, l), L);
+  F->defer_safe = true;
+  A->out[0] = flan_kb_map1(&k, A->n, p2(F, LP_MOD, p2(F, LP_AND, ix(&k, h), iv(F, 0x7fffffff)), m), LT_INT);
+  F->defer_safe = false;
 }
 
 static void lp_eql(Args *A) { A->out[0] = eql_rec(A->F, A->t[0], A->a[0], A->a[1], A->n); }
