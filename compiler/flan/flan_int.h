@@ -31,6 +31,7 @@ typedef struct {
    * fusable lets they are in, and the names bound since the first of them */
   NZ_VEC(FlBind) defer;
   NZ_VEC(const char *) taint;
+  int stretch; /* v[stretch..]: the lets since the first of them */
 } FlBlk;
 
 /* An iteration context: n elements. CX_TOP has no parent (an apply-to-each at the
@@ -149,6 +150,15 @@ void flan_kb_free(FlKb *k);
  * i < nout: the general data movement every nested primitive is built from. */
 void flan_gather(Fl *F, const FlTy *t, int nsrc, FlComp **srcs, FlComp *sel, FlComp src,
                  FlComp nout, FlComp *out);
+/* The same from one source, where src[i] < 0 gives an empty row (zeros, empty
+ * sequences): the data movement of an index whose check is deferred (flan_defer.c). */
+void flan_gather_guarded(Fl *F, const FlTy *t, FlComp *data, FlComp src, FlComp nout, FlComp *out);
+/* The flat data of rows sdi over the n elements of sd0 (n = seg_total(sd0)): element
+ * off of row o is sdi's element off of row o, or 0 past that row's end (an argument
+ * of another length, while the check of the lengths is deferred). */
+FlComp flan_rows_like(Fl *F, FlComp sd0, FlComp sdi, FlComp data, FlComp n);
+/* 0, 0.0, F or the char 0 */
+LcuExpr *flan_zero(Fl *F, LcuTypeKind t);
 /* An empty vector of t. */
 void flan_empty(Fl *F, const FlTy *t, FlComp *out);
 /* fail_if(bad, msg) at loc */

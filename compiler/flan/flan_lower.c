@@ -495,11 +495,51 @@ static FlVal lower_branch(Fl *F, NlExpr *e, FlCtx *c, FlBlk *b, bool lift) {
 
 static LcuExpr *close_val(Fl *F, FlBlk *b, FlVal v) { return blk_close(F, b, tuple_of(F, nc(v), v.c)); }
 
+/* e is __error("literal"): the basis' argument checks (zip, <-, take, split, ...) */
+static bool error_call(Fl *F, NlExpr *e) {
+  if (e->k != E_CALL || e->a->k != E_VAR || e->a->vk != VK_GLOBAL || e->b->k != E_STRING) return false;
+  const NlVal *v = &F->env->globals.v[e->a->slot].val;
+  return v->k == V_FN && v->fn->k == FN_PRIM && !strcmp(v->fn->prim->name, "__error");
+}
+
+/* `if c then __error(s) else x` (or the mirror) is the check `c` before x, deferred
+ * (flan_defer.c) instead of a branch: x runs on every row, so the fault ends no
+ * region. As __error itself, it faults only where some row of the context takes
+ * that branch. */
+static bool lower_if_error(Fl *F, NlExpr *e, FlVal c, FlVal *out) {
+  int eb = error_call(F, e->b) ? 1 : error_call(F, e->c) ? 2 : 0;
+  if (!eb) return false;
+  LcuProgram *p = F->p;
+  NzLoc L = F->uloc;
+  NlExpr *err = eb == 1 ? e->b : e->c;
+  NzLoc eloc = err->user ? err->loc : F->uloc;
+  LcuExpr *bad;
+  if (c.ctx) {
+    FlKb k;
+    flan_kb_init(&k, F);
+    LcuExpr *ci = lcu_index(p, flan_kc(&k, c.c[0]), flan_kix(&k), L);
+    c.c[0] = flan_any(&k, F->ctx->n, eb == 1 ? ci : lcu_prim(p, LP_NOT, 1, &ci, L));
+    bad = flan_v(F, c.c[0]);
+  } else {
+    bad = flan_v(F, c.c[0]);
+    if (eb == 2) bad = lcu_prim(p, LP_NOT, 1, &bad, L);
+    if (F->ctx) bad = lcu_prim2(p, LP_ANDALSO, bad, lcu_prim2(p, LP_GT, flan_v(F, F->ctx->n), lcu_int(p, 0, L), L), L);
+  }
+  FlComp b = flan_emit(F, F->blk, lcu_type_base(LT_BOOL), bad);
+  FlVal msg = lower(F, err->b);
+  LcuExpr *a[2] = {flan_v(F, b), flan_v(F, msg.c[0])};
+  flan_defer_push(F, F->blk, lcu_prim(p, LP_FAIL_IF, 2, a, eloc));
+  *out = lower(F, eb == 1 ? e->c : e->b);
+  return true;
+}
+
 static FlVal lower_if(Fl *F, NlExpr *e) {
   const FlTy *t = ty(F, e->ty, e->loc);
   FlVal c = lower(F, e->a);
   LcuProgram *p = F->p;
   NzLoc L = F->uloc;
+  FlVal r0;
+  if (lower_if_error(F, e, c, &r0)) return r0;
   if (!c.ctx) {
     /* a CPU branch; both sides lifted if either is */
     FlBlk *bt = blk_new(F), *be = blk_new(F);
@@ -578,21 +618,97 @@ static FlVal lower_if(Fl *F, NlExpr *e) {
 
 /* -------------------------------------------------------- apply-to-each */
 
-/* The common length of the ng unlifted generators g (checked equal). */
-static FlComp gen_length(Fl *F, FlVal *g, int ng, NzLoc eloc) {
+static const char gen_msg[] = "Length mismatch in an apply-to-each.";
+
+/* vrep(t) has no segment descriptor */
+static bool flat(const FlTy *t) {
+  int nc = flan_ncomp(t, true);
+  const LcuType *tys[nc > 0 ? nc : 1];
+  flan_comp_types(t, true, tys);
+  for (int c = 0; c < nc; c++)
+    if (tys[c]->kind == LT_SEGDES) return false;
+  return true;
+}
+
+/* The common length of the ng unlifted generators g (checked equal). With defer, and
+ * generators of flat elements (no segment descriptor), the check is deferred and
+ * g[1..] are replaced by copies of g[0]'s length that read 0 past their own end, so
+ * that the body never reads outside them (flan_defer.c). */
+static FlComp gen_length(Fl *F, FlVal *g, int ng, NzLoc eloc, bool defer) {
   LcuProgram *p = F->p;
   NzLoc L = F->uloc;
   FlComp n = flan_rows(F, g[0].c[0]);
-  if (ng > 1) {
-    LcuExpr *bad = NULL;
-    for (int i = 1; i < ng; i++) {
-      FlComp ni = flan_rows(F, g[i].c[0]);
-      LcuExpr *d = lcu_prim2(p, LP_NE, flan_v(F, n), flan_v(F, ni), L);
-      bad = bad ? lcu_prim2(p, LP_OR, bad, d, L) : d;
+  if (ng == 1) return n;
+  FlComp *ns = NZ_NEWN(F->a, FlComp, ng);
+  LcuExpr *bad = NULL;
+  for (int i = 1; i < ng; i++) {
+    ns[i] = flan_rows(F, g[i].c[0]);
+    if (ns[i].name == n.name) continue; /* the same size: equal */
+    LcuExpr *d = lcu_prim2(p, LP_NE, flan_v(F, n), flan_v(F, ns[i]), L);
+    bad = bad ? lcu_prim2(p, LP_OR, bad, d, L) : d;
+    defer &= flat(g[i].t->a);
+  }
+  if (!bad) return n;
+  FlComp b = flan_emit(F, F->blk, lcu_type_base(LT_BOOL), bad);
+  if (!defer) {
+    flan_check(F, b, gen_msg, eloc);
+    return n;
+  }
+  flan_check_defer(F, b, gen_msg, eloc);
+  for (int i = 1; i < ng; i++) {
+    if (ns[i].name == n.name) continue;
+    int nc = flan_ncomp(g[i].t->a, true);
+    FlComp *c = flan_comps(F, nc);
+    for (int j = 0; j < nc; j++) {
+      FlKb k;
+      flan_kb_init(&k, F);
+      LcuTypeKind et = g[i].c[j].ty->elem;
+      LcuExpr *in = lcu_prim2(p, LP_LT, flan_kix(&k), flan_kc(&k, ns[i]), L);
+      LcuExpr *e = lcu_if(p, in, lcu_index(p, flan_kc(&k, g[i].c[j]), flan_kix(&k), L), flan_zero(F, et), L);
+      c[j] = flan_kb_map1(&k, n, e, et);
     }
-    flan_check(F, flan_emit(F, F->blk, lcu_type_base(LT_BOOL), bad), "Length mismatch in an apply-to-each.", eloc);
+    g[i].c = c;
   }
   return n;
+}
+
+/* The same inside a context: every row of the generators g (lifted in outer) has the
+ * first's length (generators with one segment descriptor do). Deferred for flat
+ * generators: g[1..] are replaced by copies over C's elements (the first's), element
+ * off of row o reading 0 where the generator's row o is shorter. */
+static void seg_gen_check(Fl *F, FlVal *g, int ng, FlCtx *outer, FlCtx *C, NzLoc eloc) {
+  LcuProgram *p = F->p;
+  NzLoc L = F->uloc;
+  FlKb k;
+  flan_kb_init(&k, F);
+  LcuExpr *bad = NULL;
+  bool defer = true;
+  for (int i = 1; i < ng; i++) {
+    if (g[i].c[0].name == g[0].c[0].name) continue;
+    LcuExpr *a[2] = {flan_kc(&k, g[0].c[0]), flan_kix(&k)};
+    LcuExpr *b[2] = {flan_kc(&k, g[i].c[0]), flan_kix(&k)};
+    LcuExpr *d = lcu_prim2(p, LP_NE, lcu_prim(p, LP_SEG_LEN, 2, a, L), lcu_prim(p, LP_SEG_LEN, 2, b, L), L);
+    bad = bad ? lcu_prim2(p, LP_OR, bad, d, L) : d;
+    defer &= flat(g[i].t->a);
+  }
+  if (!bad) {
+    flan_kb_free(&k);
+    return;
+  }
+  FlComp any = flan_any(&k, outer->n, bad);
+  if (!defer) {
+    flan_check(F, any, gen_msg, eloc);
+    return;
+  }
+  flan_check_defer(F, any, gen_msg, eloc);
+  for (int i = 1; i < ng; i++) {
+    if (g[i].c[0].name == g[0].c[0].name) continue;
+    int nc = flan_ncomp(g[i].t->a, true);
+    FlComp *c = flan_comps(F, nc + 1);
+    c[0] = g[i].c[0];
+    for (int j = 0; j < nc; j++) c[1 + j] = flan_rows_like(F, g[0].c[0], g[i].c[0], g[i].c[1 + j], C->n);
+    g[i].c = c;
+  }
 }
 
 static FlVal lower_each_serial(Fl *F, NlExpr *e);
@@ -611,7 +727,7 @@ static FlVal lower_each(Fl *F, NlExpr *e) {
     for (int i = 0; i < ng; i++)
       if (g[i].ctx) nz_die("flan: lifted generator at the unlifted level");
     C = ctx_new(F, NULL, CX_TOP);
-    C->n = gen_length(F, g, ng, eloc);
+    C->n = gen_length(F, g, ng, eloc, true);
     for (int i = 0; i < ng; i++) bind_pat(F, e->pats[i], (FlVal){g[i].t->a, C, g[i].c});
   } else {
     join_ctx(F, g, ng);
@@ -620,18 +736,7 @@ static FlVal lower_each(Fl *F, NlExpr *e) {
     C->sd = g[0].c[0];
     LcuExpr *sv = flan_v(F, C->sd);
     C->n = flan_emit(F, F->blk, lcu_type_base(LT_INT), lcu_prim(p, LP_SEG_TOTAL, 1, &sv, L));
-    if (ng > 1) {
-      FlKb k;
-      flan_kb_init(&k, F);
-      LcuExpr *bad = NULL;
-      for (int i = 1; i < ng; i++) {
-        LcuExpr *a[2] = {flan_kc(&k, g[0].c[0]), flan_kix(&k)};
-        LcuExpr *b[2] = {flan_kc(&k, g[i].c[0]), flan_kix(&k)};
-        LcuExpr *d = lcu_prim2(p, LP_NE, lcu_prim(p, LP_SEG_LEN, 2, a, L), lcu_prim(p, LP_SEG_LEN, 2, b, L), L);
-        bad = bad ? lcu_prim2(p, LP_OR, bad, d, L) : d;
-      }
-      flan_check(F, flan_any(&k, outer->n, bad), "Length mismatch in an apply-to-each.", eloc);
-    }
+    if (ng > 1) seg_gen_check(F, g, ng, outer, C, eloc);
     for (int i = 0; i < ng; i++) bind_pat(F, e->pats[i], (FlVal){g[i].t->a, C, g[i].c + 1});
   }
   FlCtx *saved = F->ctx;
@@ -805,7 +910,7 @@ static FlVal lower_each_serial(Fl *F, NlExpr *e) {
     flan_unsupported(F, e->loc, "an apply-to-each whose elements draw random numbers here");
   FlVal *g = NZ_NEWN(F->a, FlVal, ng);
   for (int i = 0; i < ng; i++) g[i] = lower(F, e->xs[i]);
-  FlComp n = gen_length(F, g, ng, eloc);
+  FlComp n = gen_length(F, g, ng, eloc, false);
   const char *fname = flan_fresh(F, "each");
   FlParams params = {0};
   FlArgs args = {0}, rargs = {0};

@@ -243,21 +243,39 @@ static LcuExpr *seg_start_at(FlKb *k, FlComp *src, int ci, void *arg) {
   return lcu_prim(k->F->p, LP_SEG_START, 2, x, k->loc);
 }
 
+/* guarded: e, or z where the row index src[i] is negative (no row) */
+static LcuExpr *guard(FlKb *k, bool guarded, FlComp src, LcuExpr *z, LcuExpr *e) {
+  if (!guarded) return e;
+  LcuProgram *p = k->F->p;
+  LcuExpr *neg = lcu_prim2(p, LP_LT, lcu_index(p, flan_kc(k, src), flan_kix(k), k->loc), lcu_int(p, 0, k->loc), k->loc);
+  return lcu_if(p, neg, z, e, k->loc);
+}
+
+LcuExpr *flan_zero(Fl *F, LcuTypeKind t) {
+  switch (t) {
+  case LT_FLOAT: return lcu_float(F->p, 0.0, F->uloc);
+  case LT_BOOL: return lcu_bool(F->p, 0, F->uloc);
+  case LT_CHAR: return lcu_char(F->p, 0, F->uloc);
+  default: return lcu_int(F->p, 0, F->uloc);
+  }
+}
+
 static int gather_rec(Fl *F, const FlTy *t, int nsrc, FlComp **srcs, int ci, FlComp *sel,
-                      FlComp src, FlComp nout, FlComp *out) {
+                      FlComp src, FlComp nout, FlComp *out, bool guarded) {
   LcuProgram *p = F->p;
   NzLoc L = F->uloc;
   switch (t->k) {
   case FT_PAIR: {
-    int a = gather_rec(F, t->a, nsrc, srcs, ci, sel, src, nout, out);
-    return a + gather_rec(F, t->b, nsrc, srcs, ci + a, sel, src, nout, out + a);
+    int a = gather_rec(F, t->a, nsrc, srcs, ci, sel, src, nout, out, guarded);
+    return a + gather_rec(F, t->b, nsrc, srcs, ci + a, sel, src, nout, out + a, guarded);
   }
   case FT_SEQ: {
-    /* lengths of the chosen segments, their descriptor, then the elements */
+    /* lengths of the chosen segments, their descriptor, then the elements (a
+     * guarded row is empty: the elements' sources are rows that exist) */
     FlKb k;
     flan_kb_init(&k, F);
     ElArg at = {lcu_index(p, flan_kc(&k, src), flan_kix(&k), L)};
-    LcuExpr *len = choose(&k, seg_len_at, nsrc, srcs, ci, sel, flan_kix(&k), &at);
+    LcuExpr *len = guard(&k, guarded, src, lcu_int(p, 0, L), choose(&k, seg_len_at, nsrc, srcs, ci, sel, flan_kix(&k), &at));
     FlComp lens = flan_kb_map1(&k, nout, len, LT_INT);
     LcuExpr *lv = flan_v(F, lens);
     out[0] = flan_emit(F, F->blk, lcu_type_base(LT_SEGDES), lcu_prim(p, LP_MAKE_SEGDES, 1, &lv, L));
@@ -285,14 +303,15 @@ static int gather_rec(Fl *F, const FlTy *t, int nsrc, FlComp **srcs, int ci, FlC
     }
     body = lcu_let1(p, o, lcu_prim(p, LP_SEG_OF, 2, so, L), body, L);
     flan_kb_map(&k, tot, body, ns, it, s2);
-    return 1 + gather_rec(F, t->a, nsrc, srcs, ci + 1, sel ? &s2[0] : NULL, s2[ns - 1], tot, out + 1);
+    return 1 + gather_rec(F, t->a, nsrc, srcs, ci + 1, sel ? &s2[0] : NULL, s2[ns - 1], tot, out + 1, false);
   }
   default: {
     FlKb k;
     flan_kb_init(&k, F);
     ElArg at = {lcu_index(p, flan_kc(&k, src), flan_kix(&k), L)};
-    LcuExpr *e = choose(&k, elem_at, nsrc, srcs, ci, sel, flan_kix(&k), &at);
-    out[0] = flan_kb_map1(&k, nout, e, flan_ty_lcu_base(t));
+    LcuTypeKind et = flan_ty_lcu_base(t);
+    LcuExpr *e = guard(&k, guarded, src, flan_zero(F, et), choose(&k, elem_at, nsrc, srcs, ci, sel, flan_kix(&k), &at));
+    out[0] = flan_kb_map1(&k, nout, e, et);
     return 1;
   }
   }
@@ -300,5 +319,28 @@ static int gather_rec(Fl *F, const FlTy *t, int nsrc, FlComp **srcs, int ci, FlC
 
 void flan_gather(Fl *F, const FlTy *t, int nsrc, FlComp **srcs, FlComp *sel, FlComp src,
                  FlComp nout, FlComp *out) {
-  gather_rec(F, t, nsrc, srcs, 0, nsrc > 1 ? sel : NULL, src, nout, out);
+  gather_rec(F, t, nsrc, srcs, 0, nsrc > 1 ? sel : NULL, src, nout, out, false);
+}
+
+void flan_gather_guarded(Fl *F, const FlTy *t, FlComp *data, FlComp src, FlComp nout, FlComp *out) {
+  gather_rec(F, t, 1, &data, 0, NULL, src, nout, out, true);
+}
+
+FlComp flan_rows_like(Fl *F, FlComp sd0, FlComp sdi, FlComp data, FlComp n) {
+  LcuProgram *p = F->p;
+  NzLoc L = F->uloc;
+  FlKb k;
+  flan_kb_init(&k, F);
+  const char *o = flan_fresh(F, "o"), *off = flan_fresh(F, "off");
+  LcuExpr *x[2] = {flan_kc(&k, sd0), flan_kix(&k)};
+  LcuExpr *y[2] = {flan_kc(&k, sdi), lcu_var(p, o, L)};
+  LcuExpr *in = lcu_prim2(p, LP_LT, lcu_var(p, off, L), lcu_prim(p, LP_SEG_LEN, 2, y, L), L);
+  LcuExpr *z[2] = {flan_kc(&k, sdi), lcu_var(p, o, L)};
+  LcuExpr *pos = lcu_prim2(p, LP_ADD, lcu_prim(p, LP_SEG_START, 2, z, L), lcu_var(p, off, L), L);
+  LcuTypeKind et = data.ty->elem;
+  LcuExpr *e = lcu_if(p, in, lcu_index(p, flan_kc(&k, data), pos, L), flan_zero(F, et), L);
+  LcuExpr *w[2] = {flan_kc(&k, sd0), lcu_var(p, o, L)};
+  e = lcu_let1(p, off, lcu_prim2(p, LP_SUB, flan_kix(&k), lcu_prim(p, LP_SEG_START, 2, w, L), L), e, L);
+  e = lcu_let1(p, o, lcu_prim(p, LP_SEG_OF, 2, x, L), e, L);
+  return flan_kb_map1(&k, n, e, et);
 }

@@ -296,16 +296,29 @@ static void lp_dist(Args *A) {
   flan_gather(F, A->t[0], 1, &A->a[0], NULL, owner, tot, A->out + 1);
 }
 
+/* [s:e:d]: its fault, and its length, 0 where it faults (so the check can be
+ * deferred: the length is computed before the check and never garbage) */
+static const char iseq_msg[] = "In [s:e:l], e must be >= to s, and l must be positive.";
+static LcuExpr *iseq_bad(Fl *F, LcuExpr *s, LcuExpr *d, LcuExpr *e) {
+  return p2(F, LP_ORELSE, p2(F, LP_LT, d, iv(F, 1)), p2(F, LP_GT, s, e));
+}
+static LcuExpr *iseq_len(Fl *F, LcuExpr *bad, LcuExpr *s, LcuExpr *d, LcuExpr *e) {
+  LcuExpr *len = p2(F, LP_DIV, p2(F, LP_SUB, p2(F, LP_ADD, p2(F, LP_SUB, e, s), d), iv(F, 1)), cp(F, d));
+  return lcu_if(P, bad, iv(F, 0), len, L);
+}
+
 static void lp_iseq(Args *A) {
   Fl *F = A->F;
   FlComp s = A->a[0][0], d = A->a[1][0], e = A->a[2][0];
   FlKb k;
   flan_kb_init(&k, F);
-  bad_if(F, &k, A->n, p2(F, LP_ORELSE, p2(F, LP_LT, ix(&k, d), iv(F, 1)), p2(F, LP_GT, ix(&k, s), ix(&k, e))),
-         "In [s:e:l], e must be >= to s, and l must be positive.", A->loc);
+  FlComp bad = flan_any(&k, A->n, iseq_bad(F, ix(&k, s), ix(&k, d), ix(&k, e)));
   flan_kb_init(&k, F);
-  LcuExpr *len = p2(F, LP_DIV, p2(F, LP_SUB, p2(F, LP_ADD, p2(F, LP_SUB, ix(&k, e), ix(&k, s)), ix(&k, d)), iv(F, 1)), ix(&k, d));
+  LcuExpr *len = iseq_len(F, iseq_bad(F, ix(&k, s), ix(&k, d), ix(&k, e)), ix(&k, s), ix(&k, d), ix(&k, e));
+  F->defer_safe = true;
   FlComp lens = flan_kb_map1(&k, A->n, len, LT_INT);
+  F->defer_safe = false;
+  flan_check_defer(F, bad, iseq_msg, A->loc);
   FlComp sd = mksd(F, lens), tot = total(F, sd);
   flan_kb_init(&k, F);
   const char *o = flan_fresh(F, "o");
@@ -316,38 +329,47 @@ static void lp_iseq(Args *A) {
   A->out[1] = flan_kb_map1(&k, tot, lcu_let1(P, o, seg(&k, LP_SEG_OF, sd, flan_kix(&k)), val, L), LT_INT);
 }
 
-/* What a[i] of base type reads where its deferred check fails (flan_defer.c). */
-static LcuExpr *dflt_of(Fl *F, LcuTypeKind t) {
-  switch (t) {
-  case LT_FLOAT: return lcu_float(P, 0.0, L);
-  case LT_BOOL: return lcu_bool(P, 0, L);
-  case LT_CHAR: return lcu_char(P, 0, L);
-  default: return iv(F, 0);
-  }
-}
-
 /* i out of [0, len) */
 static LcuExpr *out_of(Fl *F, LcuExpr *i, LcuExpr *len) {
   return p2(F, LP_ORELSE, p2(F, LP_LT, i, iv(F, 0)), p2(F, LP_GE, cp(F, i), len));
 }
 
-/* a[i] of base elements, its check deferred: one MAP that reads a default where i is
- * out of bounds, so it does not fault before the check reports. */
-static FlComp elt_base(Fl *F, FlComp n, FlComp data, LcuExpr *(*len)(FlKb *, void *), LcuExpr *(*pos)(FlKb *, void *),
-                       LcuExpr *(*idx)(FlKb *, void *), void *ctx, LcuTypeKind et, NzLoc loc) {
+/* An index whose check is deferred (a[i], ->): the check (idx out of [0, len) in any
+ * of the n rows), and one MAP that reads data at pos, or 0 where the index is out of
+ * bounds; data NULL: the row pos itself, or -1 (flan_gather_guarded's empty row). So
+ * nothing faults before the check reports. */
+typedef LcuExpr *(*EltFn)(FlKb *, void *);
+static FlComp checked_at(Fl *F, FlComp n, const FlComp *data, EltFn len, EltFn pos, EltFn idx, void *ctx,
+                         LcuTypeKind et, const char *msg, NzLoc loc) {
   FlKb k;
   flan_kb_init(&k, F);
-  flan_check_defer(F, flan_any(&k, n, out_of(F, idx(&k, ctx), len(&k, ctx))), "Sequence reference (a[i]) out of bounds.",
-                   loc);
+  flan_check_defer(F, flan_any(&k, n, out_of(F, idx(&k, ctx), len(&k, ctx))), msg, loc);
   flan_kb_init(&k, F);
-  LcuExpr *body = lcu_if(P, out_of(F, idx(&k, ctx), len(&k, ctx)), dflt_of(F, et), at(&k, data, pos(&k, ctx)), L);
-  return flan_kb_map1(&k, n, body, et);
+  LcuExpr *at_pos = data ? at(&k, *data, pos(&k, ctx)) : pos(&k, ctx);
+  LcuExpr *body = lcu_if(P, out_of(F, idx(&k, ctx), len(&k, ctx)), data ? flan_zero(F, et) : iv(F, -1), at_pos, L);
+  return flan_kb_map1(&k, n, body, data ? et : LT_INT);
 }
+
+/* a[i] or a -> i of elements of type t over n rows: base elements directly, others
+ * through the rows checked_at gives */
+static void checked_read(Fl *F, const FlTy *t, FlComp n, FlComp *data, EltFn len, EltFn pos, EltFn idx, void *ctx,
+                         const char *msg, NzLoc loc, FlComp *out) {
+  if (flan_ty_is_base(t)) {
+    out[0] = checked_at(F, n, data, len, pos, idx, ctx, flan_ty_lcu_base(t), msg, loc);
+    return;
+  }
+  FlComp rows = checked_at(F, n, NULL, len, pos, idx, ctx, LT_INT, msg, loc);
+  flan_gather_guarded(F, t, data, rows, n, out);
+}
+
+static const char elt_msg[] = "Sequence reference (a[i]) out of bounds.";
+static const char read_msg[] = "Index out of bounds for function ->.";
 
 typedef struct {
   Fl *F;
   FlComp sd, map, i, na;
   bool lifted_i, shared;
+  FlComp sdi; /* read: the index sequences' descriptor */
 } EltCtx;
 /* rows of an enclosing sequence (flan_prim_rows): row map[j] of sd */
 static LcuExpr *rows_len(FlKb *k, void *c) {
@@ -374,31 +396,27 @@ static LcuExpr *own_pos(FlKb *k, void *c) {
   Fl *F = e->F;
   return e->shared ? own_idx(k, c) : p2(F, LP_ADD, seg(k, LP_SEG_START, e->sd, flan_kix(k)), own_idx(k, c));
 }
+/* a -> i per element j of the index sequences: row seg_of(sdi, j) of sd, or the
+ * shared sequence */
+static LcuExpr *read_row(FlKb *k, EltCtx *e) { return seg(k, LP_SEG_OF, e->sdi, flan_kix(k)); }
+static LcuExpr *read_len(FlKb *k, void *c) {
+  EltCtx *e = c;
+  return e->shared ? flan_kc(k, e->na) : seg(k, LP_SEG_LEN, e->sd, read_row(k, e));
+}
+static LcuExpr *read_pos(FlKb *k, void *c) {
+  EltCtx *e = c;
+  Fl *F = e->F;
+  return e->shared ? own_idx(k, c) : p2(F, LP_ADD, seg(k, LP_SEG_START, e->sd, read_row(k, e)), own_idx(k, c));
+}
 
 /* a[i] per row; shared: a is one unlifted sequence (its vrep, no segdes) */
 static void elt_common(Args *A, bool shared) {
   Fl *F = A->F;
   FlComp *a = A->a[0], i = A->a[1][0];
-  FlKb k;
   FlComp na = {0};
   if (shared) na = flan_rows(F, a[0]);
-  if (flan_ty_is_base(A->t[0]->a)) {
-    EltCtx c = {F, shared ? na : a[0], {0}, i, na, true, shared};
-    A->out[0] = elt_base(F, A->n, shared ? a[0] : a[1], own_len, own_pos, own_idx, &c,
-                         flan_ty_lcu_base(A->t[0]->a), A->loc);
-    return;
-  }
-  flan_kb_init(&k, F);
-  LcuExpr *len = shared ? flan_kc(&k, na) : seg(&k, LP_SEG_LEN, a[0], flan_kix(&k));
-  bad_if(F, &k, A->n, p2(F, LP_ORELSE, p2(F, LP_LT, ix(&k, i), iv(F, 0)), p2(F, LP_GE, ix(&k, i), len)),
-         "Sequence reference (a[i]) out of bounds.", A->loc);
-  FlComp src = i;
-  FlComp *data = shared ? a : a + 1;
-  if (!shared) {
-    flan_kb_init(&k, F);
-    src = flan_kb_map1(&k, A->n, p2(F, LP_ADD, seg(&k, LP_SEG_START, a[0], flan_kix(&k)), ix(&k, i)), LT_INT);
-  }
-  flan_gather(F, A->t[0]->a, 1, &data, NULL, src, A->n, A->out);
+  EltCtx c = {F, shared ? na : a[0], {0}, i, na, true, shared, {0}};
+  checked_read(F, A->t[0]->a, A->n, shared ? a : a + 1, own_len, own_pos, own_idx, &c, elt_msg, A->loc, A->out);
 }
 static void lp_elt(Args *A) { elt_common(A, false); }
 
@@ -408,24 +426,13 @@ FlVal flan_prim_rows(Fl *F, const char *name, FlVal src, FlComp map, FlVal i, co
   FlCtx *C = F->ctx;
   FlComp sd = src.c[0];
   FlVal r = {rt, C, flan_comps(F, flan_ncomp(rt, true))};
-  FlKb k;
-  flan_kb_init(&k, F);
   if (!strcmp(name, "__length")) {
-    r.c[0] = flan_kb_map1(&k, C->n, seg(&k, LP_SEG_LEN, sd, ix(&k, map)), LT_INT);
-  } else if (flan_ty_is_base(rt)) {
-    flan_kb_free(&k);
-    EltCtx c = {F, sd, map, i.c[0], {0}, i.ctx != NULL, false};
-    r.c[0] = elt_base(F, C->n, src.c[1], rows_len, rows_pos, rows_idx, &c, flan_ty_lcu_base(rt), loc);
-  } else {
-    LcuExpr *iexp = i.ctx ? ix(&k, i.c[0]) : flan_kc(&k, i.c[0]);
-    bad_if(F, &k, C->n,
-           p2(F, LP_ORELSE, p2(F, LP_LT, iexp, iv(F, 0)), p2(F, LP_GE, cp(F, iexp), seg(&k, LP_SEG_LEN, sd, ix(&k, map)))),
-           "Sequence reference (a[i]) out of bounds.", loc);
+    FlKb k;
     flan_kb_init(&k, F);
-    iexp = i.ctx ? ix(&k, i.c[0]) : flan_kc(&k, i.c[0]);
-    FlComp at = flan_kb_map1(&k, C->n, p2(F, LP_ADD, seg(&k, LP_SEG_START, sd, ix(&k, map)), iexp), LT_INT);
-    FlComp *data = src.c + 1;
-    flan_gather(F, rt, 1, &data, NULL, at, C->n, r.c);
+    r.c[0] = flan_kb_map1(&k, C->n, seg(&k, LP_SEG_LEN, sd, ix(&k, map)), LT_INT);
+  } else {
+    EltCtx c = {F, sd, map, i.c[0], {0}, i.ctx != NULL, false, {0}};
+    checked_read(F, rt, C->n, src.c + 1, rows_len, rows_pos, rows_idx, &c, elt_msg, loc, r.c);
   }
   F->uloc = saved;
   return r;
@@ -435,21 +442,11 @@ static void read_common(Args *A, bool shared) {
   Fl *F = A->F;
   FlComp *a = A->a[0], sdi = A->a[1][0], idx = A->a[1][1];
   FlComp tot = total(F, sdi);
-  FlKb k;
-  flan_kb_init(&k, F);
   FlComp na = {0};
   if (shared) na = flan_rows(F, a[0]);
-  LcuExpr *len = shared ? flan_kc(&k, na) : seg(&k, LP_SEG_LEN, a[0], seg(&k, LP_SEG_OF, sdi, flan_kix(&k)));
-  bad_if(F, &k, tot, p2(F, LP_ORELSE, p2(F, LP_LT, ix(&k, idx), iv(F, 0)), p2(F, LP_GE, ix(&k, idx), len)),
-         "Index out of bounds for function ->.", A->loc);
-  FlComp src = idx;
-  FlComp *data = shared ? a : a + 1;
-  if (!shared) {
-    flan_kb_init(&k, F);
-    src = flan_kb_map1(&k, tot, p2(F, LP_ADD, seg(&k, LP_SEG_START, a[0], seg(&k, LP_SEG_OF, sdi, flan_kix(&k))), ix(&k, idx)), LT_INT);
-  }
+  EltCtx c = {F, shared ? na : a[0], {0}, idx, na, true, shared, sdi};
   A->out[0] = sdi;
-  flan_gather(F, A->t[0]->a, 1, &data, NULL, src, tot, A->out + 1);
+  checked_read(F, A->t[0]->a, tot, shared ? a : a + 1, read_len, read_pos, own_idx, &c, read_msg, A->loc, A->out + 1);
 }
 static void lp_read(Args *A) { read_common(A, false); }
 
@@ -515,34 +512,51 @@ static void lp_pack(Args *A) {
   pack_by(A, pt->a, A->a[0][0], A->a[0] + 1, A->a[0][1 + na]);
 }
 
+/* pack(v, flags) per row: its length check deferred, the flags read over v's elements
+ * (F past the end of a shorter row), unless both have one descriptor */
 static void lp_pack2(Args *A) {
   Fl *F = A->F;
-  FlComp sv = A->a[0][0], sf = A->a[1][0];
-  FlKb k;
-  flan_kb_init(&k, F);
-  bad_if(F, &k, A->n, p2(F, LP_NE, seg(&k, LP_SEG_LEN, sv, flan_kix(&k)), seg(&k, LP_SEG_LEN, sf, flan_kix(&k))),
-         "Length mismatch in function PACK.", A->loc);
-  pack_by(A, A->t[0]->a, sv, A->a[0] + 1, A->a[1][1]);
+  FlComp sv = A->a[0][0], sf = A->a[1][0], flags = A->a[1][1];
+  if (sv.name != sf.name) {
+    FlKb k;
+    flan_kb_init(&k, F);
+    FlComp bad = flan_any(&k, A->n, p2(F, LP_NE, seg(&k, LP_SEG_LEN, sv, flan_kix(&k)), seg(&k, LP_SEG_LEN, sf, flan_kix(&k))));
+    flan_check_defer(F, bad, "Length mismatch in function PACK.", A->loc);
+    flags = flan_rows_like(F, sv, sf, flags, total(F, sv));
+  }
+  pack_by(A, A->t[0]->a, sv, A->a[0] + 1, flags);
 }
 
+/* permute(v, i) per row. Both checks are deferred: the scatter runs over v's elements
+ * (element off of row o goes to i's element off of that row), so a row whose lengths
+ * differ or an index out of bounds only writes position 0 of v's own elements (no
+ * element at all if v has none), and every position the gather reads exists. */
 static void lp_permute(Args *A) {
   Fl *F = A->F;
   FlComp sv = A->a[0][0], si = A->a[1][0], idx = A->a[1][1];
+  static const char msg[] = "Bad arguments to function PERMUTE.";
   FlKb k;
   flan_kb_init(&k, F);
-  bad_if(F, &k, A->n, p2(F, LP_NE, seg(&k, LP_SEG_LEN, sv, flan_kix(&k)), seg(&k, LP_SEG_LEN, si, flan_kix(&k))),
-         "Bad arguments to function PERMUTE.", A->loc);
-  FlComp tot = total(F, si);
+  FlComp bad = flan_any(&k, A->n, p2(F, LP_NE, seg(&k, LP_SEG_LEN, sv, flan_kix(&k)), seg(&k, LP_SEG_LEN, si, flan_kix(&k))));
+  flan_check_defer(F, bad, msg, A->loc);
+  FlComp ti = total(F, si), tv = total(F, sv);
   flan_kb_init(&k, F);
   LcuExpr *len = seg(&k, LP_SEG_LEN, si, seg(&k, LP_SEG_OF, si, flan_kix(&k)));
-  bad_if(F, &k, tot, p2(F, LP_ORELSE, p2(F, LP_LT, ix(&k, idx), iv(F, 0)), p2(F, LP_GE, ix(&k, idx), len)),
-         "Bad arguments to function PERMUTE.", A->loc);
+  flan_check_defer(F, flan_any(&k, ti, out_of(F, ix(&k, idx), len)), msg, A->loc);
   flan_kb_init(&k, F);
-  LcuExpr *dst = p2(F, LP_ADD, seg(&k, LP_SEG_START, si, seg(&k, LP_SEG_OF, si, flan_kix(&k))), ix(&k, idx));
-  FlComp inv = flan_kb_permute(&k, tot, flan_kix(&k), dst, &tot, LT_INT);
+  const char *o = flan_fresh(F, "o"), *off = flan_fresh(F, "off"), *d = flan_fresh(F, "d");
+  LcuExpr *ov = lcu_var(P, o, L), *offv = lcu_var(P, off, L), *dv = lcu_var(P, d, L);
+  LcuExpr *in_i = p2(F, LP_LT, offv, seg(&k, LP_SEG_LEN, si, ov));
+  LcuExpr *dget = lcu_if(P, in_i, at(&k, idx, p2(F, LP_ADD, seg(&k, LP_SEG_START, si, cp(F, ov)), cp(F, offv))), iv(F, -1), L);
+  LcuExpr *dst = lcu_if(P, out_of(F, dv, seg(&k, LP_SEG_LEN, sv, cp(F, ov))), iv(F, 0),
+                        p2(F, LP_ADD, seg(&k, LP_SEG_START, sv, cp(F, ov)), cp(F, dv)), L);
+  dst = lcu_let1(P, d, dget, dst, L);
+  dst = lcu_let1(P, off, p2(F, LP_SUB, flan_kix(&k), seg(&k, LP_SEG_START, sv, cp(F, ov))), dst, L);
+  dst = lcu_let1(P, o, seg(&k, LP_SEG_OF, sv, flan_kix(&k)), dst, L);
+  FlComp inv = flan_kb_permute(&k, tv, flan_kix(&k), dst, &tv, LT_INT);
   A->out[0] = sv;
   FlComp *data = A->a[0] + 1;
-  flan_gather(F, A->t[0]->a, 1, &data, NULL, inv, tot, A->out + 1);
+  flan_gather(F, A->t[0]->a, 1, &data, NULL, inv, tv, A->out + 1);
 }
 
 static void lp_put(Args *A) {
@@ -733,10 +747,15 @@ static void lp_hash(Args *A) {
   FlComp l = A->a[1][0];
   FlKb k;
   flan_kb_init(&k, F);
-  bad_if(F, &k, A->n, p2(F, LP_LT, ix(&k, l), iv(F, 1)), "The second argument for the function HASH must be positive.", A->loc);
+  FlComp bad = flan_any(&k, A->n, p2(F, LP_LT, ix(&k, l), iv(F, 1)));
+  flan_check_defer(F, bad, "The second argument for the function HASH must be positive.", A->loc);
   FlComp h = hash_rec(F, A->t[0], A->a[0], A->n);
   flan_kb_init(&k, F);
-  A->out[0] = flan_kb_map1(&k, A->n, p2(F, LP_MOD, p2(F, LP_AND, ix(&k, h), iv(F, 0x7fffffff)), ix(&k, l)), LT_INT);
+  /* the check is deferred: a bound below 1 divides by 1 meanwhile */
+  LcuExpr *m = lcu_if(P, p2(F, LP_LT, ix(&k, l), iv(F, 1)), iv(F, 1), ix(&k, l), L);
+  F->defer_safe = true;
+  A->out[0] = flan_kb_map1(&k, A->n, p2(F, LP_MOD, p2(F, LP_AND, ix(&k, h), iv(F, 0x7fffffff)), m), LT_INT);
+  F->defer_safe = false;
 }
 
 static void lp_eql(Args *A) { A->out[0] = eql_rec(A->F, A->t[0], A->a[0], A->a[1], A->n); }
@@ -989,6 +1008,19 @@ static bool flat_unlifted(Fl *F, const char *name, FlVal *args, const FlTy *rt, 
     *out = r;
     return true;
   }
+  if (!strcmp(name, "__iseq")) {
+    LcuExpr *x[3];
+    for (int i = 0; i < 3; i++) x[i] = flan_v(F, args[i].c[0]);
+    FlComp bad = cpu(F, lcu_type_base(LT_BOOL), iseq_bad(F, x[0], x[1], x[2]));
+    F->defer_safe = true;
+    FlComp len = cpu(F, tint(), iseq_len(F, flan_v(F, bad), cp(F, x[0]), cp(F, x[1]), cp(F, x[2])));
+    F->defer_safe = false;
+    flan_check_defer(F, bad, iseq_msg, loc);
+    flan_kb_init(&k, F);
+    r.c[0] = flan_kb_map1(&k, len, p2(F, LP_ADD, flan_kc(&k, args[0].c[0]), p2(F, LP_MUL, flan_kix(&k), flan_kc(&k, args[1].c[0]))), LT_INT);
+    *out = r;
+    return true;
+  }
   if (!strcmp(name, "__elt") && flan_ty_is_base(rt)) {
     FlComp a = args[0].c[0], i = args[1].c[0];
     FlComp n = flan_rows(F, a);
@@ -996,7 +1028,7 @@ static bool flat_unlifted(Fl *F, const char *name, FlVal *args, const FlTy *rt, 
     FlComp b = cpu(F, lcu_type_base(LT_BOOL), bad);
     flan_check_defer(F, b, "Sequence reference (a[i]) out of bounds.", loc);
     LcuTypeKind et = flan_ty_lcu_base(rt);
-    r.c[0] = cpu(F, lcu_type_base(et), lcu_if(P, flan_v(F, b), dflt_of(F, et), lcu_index(P, flan_v(F, a), flan_v(F, i), L), L));
+    r.c[0] = cpu(F, lcu_type_base(et), lcu_if(P, flan_v(F, b), flan_zero(F, et), lcu_index(P, flan_v(F, a), flan_v(F, i), L), L));
     *out = r;
     return true;
   }

@@ -5,15 +5,22 @@
 # report's total line. Prints a Markdown table (README of compiler/flan). `ilp` runs
 # with --time-limit=1 per region (its best schedule then; marked *). EMIT_OPTS adds
 # options to every `nessie emit` (EMIT_OPTS=--no-opt: without the Flan optimiser).
+# table.sh BINDIR programs: the same for the benchmark suite (experiments/programs,
+# each file's bench(n) as tests/programs/NAME.nesl loads and runs it).
 set -u
 bin=${1:-bin}
 read -r -a eopts <<<"${EMIT_OPTS:-}"
 cd "$(dirname "$0")/../.."
 progs="dotprod quicksort quickhull blackscholes nbody spmv_csr sparse_mvmult merge_sort spectral_separator bfs fft primes line_fit matrix"
+dir=tests/nesl
+if [ "${2:-}" = programs ]; then
+  dir=tests/programs
+  progs=$(cd $dir && ls *.nesl | sed 's/\.nesl$//')
+fi
 echo "| program | regions | kernels unfused | greedy-down | greedy-up | ilp | ilp-cg |"
 echo "|---|---|---|---|---|---|---|"
 for p in $progs; do
-  f=tests/nesl/$p.nesl
+  f=$dir/$p.nesl
   [ -f "$f" ] || continue
   row="| $p"
   first=1
