@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# experiments/cuda/bundle.sh OUTDIR [ARCH] — builds, on a machine with nvcc and no GPU,
+# everything a borrowed GPU machine needs to check and time the CUDA back end without
+# building Nessie there (no GLPK, CBC or Graphviz needed there): the CUDA executables,
+# the answers the interpreters give here, the libraries they load (CUPTI, libgomp), and
+# OUTDIR/run.sh, which on the GPU machine runs them all and writes its findings to the
+# directory it is given (results/cuda-DATE/ when copied back):
+#   - correctness: a sample of tests/lcu programs, unfused and fused (ilp), and of
+#     tests/nesl programs compiled whole (ilp-cg), each must print on the GPU what the
+#     interpreter prints here (stdout, stderr, exit status), as tests/cuda/run_gpu.sh
+#     checks for every program where Nessie itself is built on the GPU machine;
+#   - speed: experiments/cuda/bench.sh's programs (dot, Black–Scholes, segmented sum at
+#     10^7 and 10^8, unfused and fused) with their CUPTI profiles, and the CUB baseline.
+# ARCH: --cuda-arch value (default sm_90: H100/H200). JOBS parallel builds (default 2).
+set -u
+cd "$(dirname "$0")/../.."
+out=${1:?usage: bundle.sh OUTDIR [ARCH]}
+arch=${2:-sm_90}
+jobs=${JOBS:-2}
+nvcc=$(bash .ci/find-cuda nvcc) || { echo "bundle.sh: $nvcc" >&2; exit 77; }
+bin=${NESSIE_BIN:-bin}
+mkdir -p "$out/exe" "$out/want" "$out/lib"
+lcu_sample="dotprod flat_quicksort radix_sort segreduce_basic segscan_float scan_ops permute_into partition_order float_prims runtime_err_permute_collide runtime_err_subscript reduce_float_identities"
+nesl_sample="dotprod quicksort nbody spmv_csr primes"
+: >"$out/jobs"
+for p in $lcu_sample; do
+  f=tests/lcu/$p.lcu
+  [ -f "$f" ] || continue
+  for s in none ilp; do echo "lcu $f $s" >>"$out/jobs"; done
+done
+for p in $nesl_sample; do
+  f=tests/nesl/$p.nesl
+  [ -f "$f" ] && echo "nesl $f ilp-cg" >>"$out/jobs"
+done
+for p in dot blackscholes segsum; do
+  for s in none ilp; do echo "bench experiments/cuda/$p.lcu $s" >>"$out/jobs"; done
+done
+one() { # one KIND FILE SCHED: build the executable, write the interpreter's answer
+  local kind=$1 f=$2 s=$3 name args b=${2%.*}
+  name=$(basename "$b")-$s
+  case $kind in
+  lcu)
+    if [ -f "$b.args" ]; then read -r -a args <"$b.args"; else args=(lcu run "{}"); fi
+    args=("${args[@]//\{\}/$f}")
+    "$bin/nessie" "${args[@]}" --scheduler="$s" >"$out/want/$name.out" 2>&1 </dev/null
+    echo $? >"$out/want/$name.rc"
+    printf '%s\n' "${args[@]:3}" >"$out/want/$name.args"
+    "$bin/nessie" build "$f" --target=cuda --cuda-arch="$arch" --scheduler="$s" -o "$out/exe/$name" ;;
+  nesl)
+    "$bin/nessie" run "$f" >"$out/want/$name.out" 2>&1 </dev/null
+    echo $? >"$out/want/$name.rc"
+    : >"$out/want/$name.args"
+    "$bin/nessie" build "$f" --target=cuda --cuda-arch="$arch" --scheduler="$s" -o "$out/exe/$name" ;;
+  bench)
+    "$bin/nessie" build "$f" --target=cuda --cuda-arch="$arch" --profile --scheduler="$s" -o "$out/exe/bench-$name" ;;
+  esac >"$out/exe/$name.log" 2>&1 || echo "bundle.sh: building $f ($s) failed: $(head -3 "$out/exe/$name.log")" >&2
+}
+export -f one
+export bin out arch
+xargs -P"$jobs" -L1 bash -c 'one "$0" "$1" "$2"' <"$out/jobs"
+"$nvcc" -O3 -std=c++17 -arch="$arch" experiments/cuda/baseline.cu -o "$out/exe/baseline" || exit 1
+cp -L "$(dirname "$(dirname "$nvcc")")"/lib*/libcupti.so.* "$out/lib/" 2>/dev/null ||
+  cp -L "$(dirname "$(dirname "$nvcc")")"/extras/CUPTI/lib64/libcupti.so.* "$out/lib/" 2>/dev/null
+cp -L "$(gcc -print-file-name=libgomp.so.1)" "$out/lib/" 2>/dev/null
+{
+  echo "built $(date -u +%Y-%m-%dT%H:%MZ) on $(uname -n) for $arch"
+  "$nvcc" --version | tail -n 2
+  git rev-parse --short HEAD
+} >"$out/built.txt"
+cp experiments/cuda/bundle-run.sh "$out/run.sh"
+echo "bundle.sh: $(ls "$out/exe" | grep -vc '\.log$') executables in $out"
