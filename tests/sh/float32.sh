@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # The --float32 experiment switch of the C back end (compiler/codegen/README.md,
 # "The --float32 experiment"):
-#  1. Every tests/lcu program that uses floats and runs, unfused and fused (ilp),
-#     and four benchmark programs (tests/programs: blackscholes, nbody, linefit,
+#  1. Every tests/lcu program that uses floats and runs, alternately unfused and
+#     fused (ilp), and four benchmark programs (tests/programs: blackscholes, nbody, linefit,
 #     dotprod), built both ways: the --float32 binary exits as the default one does
 #     and prints the same text, integers and floats, the floats within a relative
 #     1e-4 (linefit: 1e-2, see below; tests/sh/float32_agree.py parses them); at least one program prints
 #     different text (so the switch does something). Excluded, named below: programs
 #     whose values leave single precision's range or that print floats as text.
-#  2. The generated C under the switch has no `double` anywhere except at the
-#     documented boundary: the result cells' widening in the entry glue, the kernel
-#     clock (rt_now) and the file's header comment.
+#  2. The generated C and CUDA under the switch have no `double` anywhere except at
+#     the documented boundary: the result cells' widening in the entry glue, the
+#     kernel clock (rt_now) and the file's header comment; the .cu type-checks with
+#     g++ against the runtime stand-in (tests/sh/float32_nvcc.sh builds with nvcc).
 #  3. The profile CSV counts 4 bytes per float element under the switch (8 without).
 #  4. The binary cache keeps the two builds apart (two entries, each printing its
 #     own result), also for a program without floats.
@@ -48,12 +49,11 @@ for f in tests/lcu/*.lcu; do
   lcu_run_args "$f" || continue
   k=$((k + 1))
   [ $((k % every)) = 0 ] || continue
-  for s in none ilp; do
-    "$nessie" "${args[@]}" --compiled --scheduler=$s >"$tmp/a" 2>&1
-    ra=$?
-    "$nessie" "${args[@]}" --compiled --scheduler=$s --float32 >"$tmp/b" 2>&1
-    compare "$f ($s)" $ra $?
-  done
+  s=$([ $((k / every % 2)) = 0 ] && echo ilp || echo none) # alternately fused and unfused
+  "$nessie" "${args[@]}" --compiled --scheduler=$s >"$tmp/a" 2>&1
+  ra=$?
+  "$nessie" "${args[@]}" --compiled --scheduler=$s --float32 >"$tmp/b" 2>&1
+  compare "$f ($s)" $ra $?
 done
 for p in $benches; do
   f=tests/programs/$p.nesl
@@ -82,11 +82,13 @@ check_double() { # check_double FILE LABEL
   n=$(grep -w double "$1" | grep -Ecv "$boundary")
   [ "$n" = 0 ] || bad "$2: 'double' outside the boundary under --float32: $(grep -w double "$1" | grep -Ev "$boundary" | head -3)"
 }
-nemit=0
-for f in tests/lcu/float_prims.lcu tests/lcu/reduce_float_identities.lcu tests/lcu/segscan_float.lcu \
-  tests/lcu/vcode_elementwise.lcu tests/lcu/interp_float_to_int.lcu tests/lcu/text_prims.lcu \
-  tests/lcu/check_ok_all_soacs.lcu tests/programs/blackscholes.nesl tests/programs/nbody.nesl; do
-  for s in none ilp; do
+nemit=0 gxx=$(command -v g++)
+for fs in tests/lcu/float_prims.lcu:ilp tests/lcu/reduce_float_identities.lcu:ilp tests/lcu/segscan_float.lcu:ilp \
+  tests/lcu/vcode_elementwise.lcu:none tests/lcu/interp_float_to_int.lcu:ilp tests/lcu/text_prims.lcu:none \
+  tests/lcu/check_ok_all_soacs.lcu:none tests/lcu/check_ok_all_soacs.lcu:ilp tests/programs/blackscholes.nesl:ilp \
+  tests/programs/nbody.nesl:none; do
+  f=${fs%:*}
+  for s in ${fs#*:}; do
     "$nessie" emit "$f" --stage=c --scheduler=$s --float32 >"$tmp/e.c" 2>"$tmp/err" || {
       bad "$f ($s): emit --float32 failed: $(head -3 "$tmp/err")"
       continue
@@ -94,11 +96,22 @@ for f in tests/lcu/float_prims.lcu tests/lcu/reduce_float_identities.lcu tests/l
     check_double "$tmp/e.c" "$f ($s)"
     grep -qw float "$tmp/e.c" || bad "$f ($s): no float in the --float32 C"
     nemit=$((nemit + 1))
+    # the CUDA target's text too, type-checked by g++ against the runtime stand-in
+    # (tests/sh/cuda_codegen.sh; tests/sh/float32_nvcc.sh builds a sample with nvcc)
+    "$nessie" emit "$f" --stage=cuda --scheduler=$s --float32 >"$tmp/e.cu" 2>"$tmp/err" || {
+      bad "$f ($s): emit --stage=cuda --float32 failed: $(head -3 "$tmp/err")"
+      continue
+    }
+    check_double "$tmp/e.cu" "$f ($s, cuda)"
+    if [ -n "$gxx" ] && ! g++ -x c++ -std=c++17 -fsyntax-only -Wall -Wextra -Werror -Wno-unknown-pragmas \
+      -Wno-unused-parameter -Itests/cuda -Iruntime/host "$tmp/e.cu" >"$tmp/err" 2>&1; then
+      bad "$f ($s): the --float32 .cu does not type-check: $(head -5 "$tmp/err")"
+    fi
   done
 done
 "$nessie" emit tests/lcu/float_prims.lcu --stage=c >"$tmp/d.c"
 grep -qw double "$tmp/d.c" || bad "the default C has no double"
-echo "part 2: $nemit generated files have no double outside the boundary"
+echo "part 2: $nemit generated C files and as many .cu have no double outside the boundary$([ -n "$gxx" ] && echo "; the .cu type-check with g++" || echo " (no g++: the .cu were not type-checked)")"
 
 # ------------------------------------------------------------------ part 3
 cat >"$tmp/twice.lcu" <<'EOF'
