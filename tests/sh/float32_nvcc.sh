@@ -20,19 +20,14 @@ export NESSIE_NVCC=$nvcc NESSIE_NVCCFLAGS="-O3 -Xcompiler=-Wall,-Wextra,-Werror 
   echo "tests/programs/blackscholes.nesl greedy-down"
 } >"$tmp/builds"
 build() { # build FILE SCHED -> $tmp/nv/NAME-SCHED (and its .cu)
-  local out=$tmp/nv/$(basename "${1%.*}")-$2
-  if ! "$bin/nessie" build "$1" --target=cuda --float32 --scheduler="$2" -o "$out" >"$out.log" 2>&1; then
-    echo "FAIL $1 ($2): nvcc build failed:"; head -12 "$out.log"; return 1
-  fi
-  [ -s "$out.log" ] && { echo "FAIL $1 ($2): warnings or output while building:"; head -12 "$out.log"; return 1; }
-  [ -x "$out" ] || { echo "FAIL $1 ($2): no binary"; return 1; }
-  local n
+  local out=$tmp/nv/$(basename "${1%.*}")-$2 n
+  nvcc_build "$out" "$1" "$2" --float32 || return 1
   n=$(grep -w double "$out.cu" | grep -Ecv '^  r\[[0-9]+\]\.f = \(double\)r[0-9]+;$|widened to double for printing')
   [ "$n" = 0 ] || { echo "FAIL $1 ($2): 'double' in the --float32 .cu: $(grep -w double "$out.cu" | head -3)"; return 1; }
   grep -qw float "$out.cu" || { echo "FAIL $1 ($2): no float in the --float32 .cu"; return 1; }
   return 0
 }
-export -f build
+export -f build nvcc_build
 export bin tmp
 mkdir -p "$tmp/nv"
 xargs -P2 -L1 bash -c 'build "$0" "$1"' <"$tmp/builds" >"$tmp/nv.log" 2>&1
