@@ -168,8 +168,8 @@ int cg_program(const LcuProgram *p, const CgTarget *t, const char *report, int f
   c_string(out, file, strlen(file));
   nz_buf_printf(out, ", nessie_locs, %d, nessie_param_names, nessie_param_types, \"%s\", %d, %d,\n", m->nparams,
                 cg_type_text(&cg, m->ret), cell, nres);
-  nz_buf_printf(out, "  nessie_entry, nessie_kernels, %d, %s%s};\n\n", p->nkernels,
-                cg.profile ? "\"nessie-profile.csv\"" : "NULL", cg.float32 ? ", 1" : "");
+  nz_buf_printf(out, "  nessie_entry, nessie_kernels, %d, %s, %d};\n\n", p->nkernels,
+                cg.profile ? "\"nessie-profile.csv\"" : "NULL", cg.float32);
   nz_buf_puts(out, "int main(int argc, char **argv) { return rt_main(argc, argv, &nessie_program); }\n");
   nz_buf_free(&cg.body);
   nz_vec_free(cg.locs);
