@@ -56,15 +56,17 @@ struct Cg {
   NZ_VEC(NzLoc) locs;    /* fault locations, indexed by the `loc` of rt_fault */
   int tmp;               /* temporaries v1, v2, ... */
   int profile;           /* the program writes its profile CSV by default */
+  int float32;           /* --float32: λcu's float is C's float (CG_FLOAT32; README) */
   const char *profile_path;
   /* per kernel: the invocations fused into it (profile's cluster column) */
   const char **clusters;
 };
 
 /* ------------------------------------------------------------ cg_expr.c */
-const char *cg_ctype(const LcuType *t);        /* int32_t, double, uint8_t, RtArr *, RtSeg * */
-const char *cg_zero(const LcuType *t);         /* 0, 0.0, NULL */
-const char *cg_rt_elem(LcuTypeKind k);         /* RT_INT, ... */
+/* int32_t, double (float under --float32), uint8_t, RtArr *, RtSeg * */
+const char *cg_ctype(const Cg *cg, const LcuType *t);
+const char *cg_zero(const Cg *cg, const LcuType *t);       /* 0, 0.0, NULL */
+const char *cg_rt_elem(const Cg *cg, LcuTypeKind k); /* RT_INT, ..., RT_FLOAT or RT_FLOAT32 */
 const char *cg_comp_name(Cg *cg, const char *base, const LcuType *ty, int k);
 int cg_loc(Cg *cg, NzLoc loc);                 /* index in the location table */
 const char *cg_tmp(Cg *cg);                    /* a fresh temporary name */
@@ -90,15 +92,17 @@ void cg_func(Cg *cg, const LcuFunc *f);
 /* A kernel's results handed out (a new reference each), its own arrays released. */
 void cg_kernel_results(CgScope *ks, const LcuKernel *k);
 /* Reduction operators: identity and a ⊕ b as C expressions over atoms. */
-const char *cg_rop_identity(LcuRop r);
+const char *cg_rop_identity(const Cg *cg, LcuRop r);
 const char *cg_rop_apply(Cg *cg, LcuRop r, const char *a, const char *b);
 /* The type text the runtime parses ("(int, [float])"). */
 const char *cg_type_text(Cg *cg, const LcuType *t);
 /* Whole-program assembly shared by targets: prelude comment, includes,
  * prototypes, kernels (through the target), functions, location table,
- * profile table and rt_main glue. Returns 0, or prints why and returns an exit status. */
-int cg_program(const LcuProgram *p, const CgTarget *t, const char *clusters_report, int profile,
-               NzBuf *out);
+ * profile table and rt_main glue. flags: CG_PROFILE (the binary writes its
+ * profile CSV by default), CG_FLOAT32 (the --float32 experiment: λcu's float is
+ * C's 32-bit float; README). Returns 0, or prints why and returns an exit status. */
+enum { CG_PROFILE = 1, CG_FLOAT32 = 2 };
+int cg_program(const LcuProgram *p, const CgTarget *t, const char *clusters_report, int flags, NzBuf *out);
 
 /* ------------------------------------------------------------- cg_c.c */
 extern const CgTarget cg_target_c;

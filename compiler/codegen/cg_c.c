@@ -16,7 +16,7 @@ typedef struct {
 
 #define LINE(...) cg_line(&K->ks, __VA_ARGS__)
 
-static const char *ectype(LcuTypeKind k) { return cg_ctype(lcu_type_base(k)); }
+static const char *ectype(const Cg *cg, LcuTypeKind k) { return cg_ctype(cg, lcu_type_base(k)); }
 
 /* Component k of thunk t's value type. */
 static const LcuType *comp(const LcuThunk *t, int k) { return lcu_type_component(t->body->ty, k); }
@@ -41,7 +41,7 @@ static void hoist(Kern *K, const LcuSoac *s) {
       if (done[slot]) continue;
       done[slot] = 1;
       if (ty->kind == LT_ARRAY) {
-        LINE("const %s *restrict %s_d RT_UNUSED = (const %s *)%s->d;", ectype(ty->elem), v, ectype(ty->elem), v);
+        LINE("const %s *restrict %s_d RT_UNUSED = (const %s *)%s->d;", ectype(K->cg, ty->elem), v, ectype(K->cg, ty->elem), v);
         LINE("const int64_t %s_n RT_UNUSED = %s->len;", v, v);
       } else if (ty->kind == LT_SEGDES && uses_prim(th->body, LP_SEG_OF)) {
         LINE("rt_seg_need_segof(%s);", v);
@@ -76,7 +76,7 @@ static CgAtoms thunk(Kern *K, const LcuThunk *t, const char *it, const char *idx
   cg_scope_thunk(&ts, &K->ks, t, ++K->tid, it);
   for (int p = 0; p < t->nparams; p++) {
     const LcuBinder *b = &t->params[p];
-    cg_line(&ts, "const %s %s RT_UNUSED = %s;", cg_ctype(b->ty), ts.name[b->slot],
+    cg_line(&ts, "const %s %s RT_UNUSED = %s;", cg_ctype(K->cg, b->ty), ts.name[b->slot],
             vals ? vals->v[p] : cg_fmt(K->cg, "(int32_t)%s", idx));
   }
   CgAtoms a;
@@ -89,8 +89,8 @@ static const char *bind(Kern *K, const LcuSoac *s, int k) { return K->ks.name[s-
 /* Output array for binder k: NAME = rt_arr_new(...); T *NAME_o = NAME->d. */
 static void out_array(Kern *K, const LcuSoac *s, int k, const LcuType *elt, const char *len) {
   const char *v = bind(K, s, k);
-  LINE("%s = rt_arr_new(%s, %s);", v, cg_rt_elem(elt->kind), len);
-  LINE("%s *restrict %s_o = %s->d;", cg_ctype(elt), v, v);
+  LINE("%s = rt_arr_new(%s, %s);", v, cg_rt_elem(K->cg, elt->kind), len);
+  LINE("%s *restrict %s_o = %s->d;", cg_ctype(K->cg, elt), v, v);
 }
 
 static void block_bounds(Kern *K, const char *n) {
@@ -124,7 +124,7 @@ static void soac_map(Kern *K, const LcuSoac *s) {
 static void acc_decls(Kern *K, const LcuSoac *s) {
   for (int k = 0; k < s->nrops; k++)
     if (s->rops[k] != LR_ID)
-      LINE("%s acc%d = %s;", cg_ctype(comp(s->thunks[0], k)), k, cg_rop_identity(s->rops[k]));
+      LINE("%s acc%d = %s;", cg_ctype(K->cg, comp(s->thunks[0], k)), k, cg_rop_identity(K->cg, s->rops[k]));
 }
 
 /* One element j with thunk value a: fold it into the accumulators (writing the
@@ -152,7 +152,7 @@ static void soac_reduce_scan(Kern *K, const LcuSoac *s, int scan) {
     const LcuType *ct = comp(t, k);
     if (scan || s->rops[k] == LR_ID) out_array(K, s, k, ct, "n");
     if (s->rops[k] != LR_ID)
-      LINE("%s *part%d = rt_alloc(sizeof(%s) * (size_t)(nb + 1));", cg_ctype(ct), k, cg_ctype(ct));
+      LINE("%s *part%d = rt_alloc(sizeof(%s) * (size_t)(nb + 1));", cg_ctype(K->cg, ct), k, cg_ctype(K->cg, ct));
   }
   LINE("#pragma omp parallel for schedule(static)");
   LINE("for (int64_t b = 0; b < nb; b++) {");
@@ -176,11 +176,11 @@ static void soac_reduce_scan(Kern *K, const LcuSoac *s, int scan) {
     const char *part = cg_fmt(K->cg, "part%d", k);
     if (!scan) {
       const char *v = bind(K, s, k);
-      LINE("%s = nb ? %s[0] : %s;", v, part, cg_rop_identity(r));
+      LINE("%s = nb ? %s[0] : %s;", v, part, cg_rop_identity(K->cg, r));
       LINE("for (int64_t b = 1; b < nb; b++) %s = %s;", v, cg_rop_apply(K->cg, r, v, cg_fmt(K->cg, "%s[b]", part)));
     } else {
       /* part[b] becomes the carry into block b (b >= 1): the fold of blocks 0..b-1 */
-      const char *ct = cg_ctype(comp(t, k));
+      const char *ct = cg_ctype(K->cg, comp(t, k));
       LINE("if (nb > 1) {");
       K->ks.ind++;
       LINE("%s c = %s[0];", ct, part);
@@ -273,8 +273,8 @@ static void soac_permute(Kern *K, const LcuSoac *s) {
   hoist(K, s);
   for (int k = 0; k < nc; k++) {
     const char *v = bind(K, s, k);
-    LINE("%s = rt_arr_%s(%s, m);", v, into ? "zeroed" : "new", cg_rt_elem(comp(tv, k)->kind));
-    LINE("%s *restrict %s_o = %s->d;", cg_ctype(comp(tv, k)), v, v);
+    LINE("%s = rt_arr_%s(%s, m);", v, into ? "zeroed" : "new", cg_rt_elem(K->cg, comp(tv, k)->kind));
+    LINE("%s *restrict %s_o = %s->d;", cg_ctype(K->cg, comp(tv, k)), v, v);
   }
   if (!into) {
     /* a permutation of [0, n): each destination marked once; a second mark
@@ -360,13 +360,13 @@ static void soac_seg(Kern *K, const LcuSoac *s, int scan) {
   for (int k = 0; k < nc; k++) {
     const LcuType *ct = comp(t, k);
     out_array(K, s, k, ct, scan || s->rops[k] == LR_ID ? "n" : "nsegs");
-    if (s->rops[k] != LR_ID) LINE("%s *part%d = rt_alloc(sizeof(%s) * (size_t)(nb + 1));", cg_ctype(ct), k, cg_ctype(ct));
+    if (s->rops[k] != LR_ID) LINE("%s *part%d = rt_alloc(sizeof(%s) * (size_t)(nb + 1));", cg_ctype(K->cg, ct), k, cg_ctype(K->cg, ct));
   }
   LINE("int64_t *head = rt_alloc(sizeof(int64_t) * (size_t)(nb + 1));");
   if (!scan) {
     LINE("if (nb == 0) {");
     for (int k = 0; k < nc; k++)
-      if (s->rops[k] != LR_ID) LINE("  for (int64_t g = 0; g < nsegs; g++) %s_o[g] = %s;", bind(K, s, k), cg_rop_identity(s->rops[k]));
+      if (s->rops[k] != LR_ID) LINE("  for (int64_t g = 0; g < nsegs; g++) %s_o[g] = %s;", bind(K, s, k), cg_rop_identity(K->cg, s->rops[k]));
     LINE("}");
   }
   LINE("#pragma omp parallel for schedule(static)");
@@ -408,7 +408,7 @@ static void soac_seg(Kern *K, const LcuSoac *s, int scan) {
     LcuRop r = s->rops[k];
     if (r == LR_ID) continue;
     const char *o = bind(K, s, k);
-    const char *ct = cg_ctype(comp(t, k));
+    const char *ct = cg_ctype(K->cg, comp(t, k));
     if (!scan) {
       LINE("for (int64_t b = 1; b < nb; b++)");
       LINE("  if (head[b] >= 0) %s_o[head[b]] = %s;", o,
@@ -457,8 +457,8 @@ static void c_kernel(Cg *cg, const LcuKernel *k, int index) {
   for (int i = 0; i < k->nsoacs; i++)
     for (int j = 0; j < k->soacs[i].nbinds; j++) {
       const LcuBinder *bd = &k->soacs[i].binds[j];
-      const char *ct = cg_ctype(bd->ty);
-      LINE("%s%s%s = %s;", ct, ct[strlen(ct) - 1] == '*' ? "" : " ", K->ks.name[bd->slot], cg_zero(bd->ty));
+      const char *ct = cg_ctype(K->cg, bd->ty);
+      LINE("%s%s%s = %s;", ct, ct[strlen(ct) - 1] == '*' ? "" : " ", K->ks.name[bd->slot], cg_zero(K->cg, bd->ty));
     }
   for (int i = 0; i < k->nsoacs; i++) {
     const LcuSoac *s = &k->soacs[i];

@@ -33,7 +33,7 @@ typedef struct {
 
 static const LcuType *comp(const LcuThunk *t, int k) { return lcu_type_component(t->body->ty, k); }
 static const char *bind(Kern *K, const LcuSoac *s, int k) { return K->ks.name[s->binds[k].slot]; }
-static const char *ct(const LcuType *t) { return cg_ctype(t); }
+static const char *ct(const Kern *K, const LcuType *t) { return cg_ctype(K->cg, t); }
 
 /* Whether a thunk's body can raise a run-time fault (then the SOAC checks for
  * one after its launch; otherwise it does not pay for the check). */
@@ -87,7 +87,7 @@ static const char *functor(Kern *K, const LcuThunk *t, int values, int rstruct, 
   int nc = lcu_type_arity(t->body->ty);
   if (rstruct) {
     nz_buf_printf(b, "struct %s_r {", name);
-    for (int k = 0; k < nc; k++) nz_buf_printf(b, " %s c%d;", ct(comp(t, k)), k);
+    for (int k = 0; k < nc; k++) nz_buf_printf(b, " %s c%d;", ct(K, comp(t, k)), k);
     nz_buf_puts(b, " };\n");
   }
   nz_buf_printf(b, "struct %s {\n", name);
@@ -106,14 +106,14 @@ static const char *functor(Kern *K, const LcuThunk *t, int values, int rstruct, 
       const char *sep = first ? "" : ", ";
       first = 0;
       if (c->kind == LT_ARRAY) {
-        const char *et = cg_ctype(lcu_type_base(c->elem));
+        const char *et = cg_ctype(K->cg, lcu_type_base(c->elem));
         nz_buf_printf(b, "  const %s *__restrict__ %s_d;\n  int64_t %s_n;\n", et, v, v);
         nz_buf_printf(&in, "%s(const %s *)rt_cu_dev(%s), %s->len", sep, et, v, v);
       } else if (c->kind == LT_SEGDES) {
         nz_buf_printf(b, "  const RtCuSegdes *%s;\n", v);
         nz_buf_printf(&in, "%srt_cu_seg(%s)->dhdr", sep, v);
       } else {
-        nz_buf_printf(b, "  %s %s;\n", ct(c), v);
+        nz_buf_printf(b, "  %s %s;\n", ct(K, c), v);
         nz_buf_printf(&in, "%s%s", sep, v);
       }
     }
@@ -123,7 +123,7 @@ static const char *functor(Kern *K, const LcuThunk *t, int values, int rstruct, 
   *init = nz_strndup(cg->arena, in.s, in.len);
   nz_buf_free(&in);
 
-  const char *rty = rstruct ? cg_fmt(cg, "%s_r", name) : ct(t->body->ty);
+  const char *rty = rstruct ? cg_fmt(cg, "%s_r", name) : ct(K, t->body->ty);
   nz_buf_printf(b, "  __device__ __forceinline__ %s operator()(", rty);
   /* the body in thunk scope, written into the functor buffer */
   NzBuf *hb = K->ks.b;
@@ -135,14 +135,14 @@ static const char *functor(Kern *K, const LcuThunk *t, int values, int rstruct, 
   if (values) { /* j: the element, for the index of a fault */
     nz_buf_puts(b, "int j");
     for (int p = 0; p < t->nparams; p++)
-      nz_buf_printf(b, ", const %s %s", ct(t->params[p].ty), ts.name[t->params[p].slot]);
+      nz_buf_printf(b, ", const %s %s", ct(K, t->params[p].ty), ts.name[t->params[p].slot]);
     nz_buf_puts(b, ") const {\n");
     cg_line(&ts, "(void)j;");
     for (int p = 0; p < t->nparams; p++) cg_line(&ts, "(void)%s;", ts.name[t->params[p].slot]);
   } else {
     nz_buf_puts(b, "int j) const {\n");
     for (int p = 0; p < t->nparams; p++)
-      cg_line(&ts, "const %s %s RT_UNUSED = j;", ct(t->params[p].ty), ts.name[t->params[p].slot]);
+      cg_line(&ts, "const %s %s RT_UNUSED = j;", ct(K, t->params[p].ty), ts.name[t->params[p].slot]);
   }
   CgAtoms a;
   cg_expr(&ts, t->body, &a);
@@ -165,14 +165,14 @@ typedef struct {
   NzBuf mem, init;
 } Outs;
 
-static void out_member(Outs *o, const LcuType *c, int k, const char *arr) {
-  nz_buf_printf(&o->mem, "  %s *__restrict__ o%d;\n", ct(c), k);
-  nz_buf_printf(&o->init, ", (%s *)rt_cu_dev(%s)", ct(c), arr);
+static void out_member(const Kern *K, Outs *o, const LcuType *c, int k, const char *arr) {
+  nz_buf_printf(&o->mem, "  %s *__restrict__ o%d;\n", ct(K, c), k);
+  nz_buf_printf(&o->init, ", (%s *)rt_cu_dev(%s)", ct(K, c), arr);
 }
 
 /* NAME = a new device array of len elements of type c (zeroed if asked). */
 static void out_array(Kern *K, const char *name, const LcuType *c, const char *len, int zero) {
-  LINE("%s = rt_cu_arr_new(%s, %s, %d);", name, cg_rt_elem(c->kind), len, zero);
+  LINE("%s = rt_cu_arr_new(%s, %s, %d);", name, cg_rt_elem(K->cg, c->kind), len, zero);
 }
 
 static void outs_free(Outs *o) {
@@ -197,12 +197,12 @@ static void soac_map_once(Kern *K, const LcuSoac *s, int once) {
   Outs o = {{0}, {0}};
   for (int k = 0; k < nc; k++) {
     if (once) {
-      LINE("RtCuScratch<%s> once%d(1);", ct(comp(t, k)), k);
-      nz_buf_printf(&o.mem, "  %s *__restrict__ o%d;\n", ct(comp(t, k)), k);
+      LINE("RtCuScratch<%s> once%d(1);", ct(K, comp(t, k)), k);
+      nz_buf_printf(&o.mem, "  %s *__restrict__ o%d;\n", ct(K, comp(t, k)), k);
       nz_buf_printf(&o.init, ", once%d.p", k);
     } else {
       out_array(K, bind(K, s, k), comp(t, k), "n", 0);
-      out_member(&o, comp(t, k), k, bind(K, s, k));
+      out_member(K, &o, comp(t, k), k, bind(K, s, k));
     }
   }
   nz_buf_printf(&K->fb, "struct %s_w {\n  %s f;\n%s", K->pre, f, o.mem.s ? o.mem.s : "");
@@ -241,7 +241,7 @@ static void soac_reduce_scan(Kern *K, const LcuSoac *s, int scan, int seg) {
   /* the accumulator and its operator (a dummy field when nothing is reduced) */
   nz_buf_printf(b, "struct %s_a {", P);
   for (int k = 0; k < nc; k++)
-    if (s->rops[k] != LR_ID) nz_buf_printf(b, " %s c%d;", ct(comp(t, k)), k);
+    if (s->rops[k] != LR_ID) nz_buf_printf(b, " %s c%d;", ct(K, comp(t, k)), k);
   if (!nred) nz_buf_puts(b, " int c_;");
   nz_buf_puts(b, " };\n");
   nz_buf_printf(b, "struct %s_op {\n  __device__ %s_a operator()(const %s_a &a, const %s_a &b) const {\n    %s_a r;\n", P, P,
@@ -258,10 +258,10 @@ static void soac_reduce_scan(Kern *K, const LcuSoac *s, int scan, int seg) {
     const char *v = bind(K, s, k);
     if (s->rops[k] == LR_ID) {
       out_array(K, v, comp(t, k), "n", 0);
-      out_member(&w, comp(t, k), k, v);
+      out_member(K, &w, comp(t, k), k, v);
     } else if (scan || seg) {
       out_array(K, v, comp(t, k), scan ? "n" : "nsegs", 0);
-      out_member(&st, comp(t, k), k, v);
+      out_member(K, &st, comp(t, k), k, v);
     }
   }
   nz_buf_printf(b, "struct %s_w {\n  %s f;\n%s", P, f, w.mem.s ? w.mem.s : "");
@@ -281,7 +281,7 @@ static void soac_reduce_scan(Kern *K, const LcuSoac *s, int scan, int seg) {
   LINE("const %s_w w{%s%s};", P, fi, w.init.s ? w.init.s : "");
   LINE("%s_a id;", P);
   for (int k = 0; k < nc; k++)
-    if (s->rops[k] != LR_ID) LINE("id.c%d = %s;", k, cg_rop_identity(s->rops[k]));
+    if (s->rops[k] != LR_ID) LINE("id.c%d = %s;", k, cg_rop_identity(K->cg, s->rops[k]));
   if (!nred) LINE("id.c_ = 0;");
   const char *sti = cg_fmt(cg, "%s_st{%s}", P, st.init.s ? st.init.s + 2 : "");
   if (seg) LINE("rt_cu_seg%s<%s_a>(w, sd, %s_op{}, id, %s);", scan ? "scan" : "reduce", P, P, sti);
@@ -311,7 +311,7 @@ static void soac_filter(Kern *K, const LcuSoac *s, int part) {
   for (int k = 0; k < nc; k++) nz_buf_printf(b, ", v.c%d", k);
   nz_buf_puts(b, ") != 0; }\n};\n");
   nz_buf_printf(b, "struct %s_st {\n", P);
-  for (int k = 0; k < nc; k++) nz_buf_printf(b, "  %s *__restrict__ o%d;\n", ct(comp(t, k)), k);
+  for (int k = 0; k < nc; k++) nz_buf_printf(b, "  %s *__restrict__ o%d;\n", ct(K, comp(t, k)), k);
   nz_buf_printf(b, "  __device__ void operator()(int j, const %s_r &v) const {\n", f);
   for (int k = 0; k < nc; k++) nz_buf_printf(b, "    o%d[j] = v.c%d;\n", k, k);
   nz_buf_puts(b, "  }\n};\n");
@@ -323,10 +323,10 @@ static void soac_filter(Kern *K, const LcuSoac *s, int part) {
   NzBuf kin = {0}, rin = {0};
   for (int k = 0; k < nc; k++) {
     out_array(K, bind(K, s, k), comp(t, k), "kept", 0);
-    nz_buf_printf(&kin, "%s(%s *)rt_cu_dev(%s)", k ? ", " : "", ct(comp(t, k)), bind(K, s, k));
+    nz_buf_printf(&kin, "%s(%s *)rt_cu_dev(%s)", k ? ", " : "", ct(K, comp(t, k)), bind(K, s, k));
     if (part) {
       out_array(K, bind(K, s, nc + k), comp(t, k), "n - kept", 0);
-      nz_buf_printf(&rin, "%s(%s *)rt_cu_dev(%s)", k ? ", " : "", ct(comp(t, k)), bind(K, s, nc + k));
+      nz_buf_printf(&rin, "%s(%s *)rt_cu_dev(%s)", k ? ", " : "", ct(K, comp(t, k)), bind(K, s, nc + k));
     }
   }
   LINE("rt_cu_split(f, p, n, pre, %s_st{%s}, %s_st{%s}, %d);", P, kin.s, P, part ? rin.s : kin.s, part);
@@ -351,7 +351,7 @@ static void soac_permute(Kern *K, const LcuSoac *s) {
   if (into) size(K, &s->outlen, "m");
   else LINE("const int m = n;");
   nz_buf_printf(b, "struct %s_st {\n", P);
-  for (int k = 0; k < nc; k++) nz_buf_printf(b, "  %s *__restrict__ o%d;\n", ct(comp(tv, k)), k);
+  for (int k = 0; k < nc; k++) nz_buf_printf(b, "  %s *__restrict__ o%d;\n", ct(K, comp(tv, k)), k);
   nz_buf_printf(b, "  __device__ void operator()(int d, const %s_r &v) const {\n", fv);
   for (int k = 0; k < nc; k++) nz_buf_printf(b, "    o%d[d] = v.c%d;\n", k, k);
   nz_buf_puts(b, "  }\n};\n");
@@ -360,7 +360,7 @@ static void soac_permute(Kern *K, const LcuSoac *s) {
   NzBuf sin = {0};
   for (int k = 0; k < nc; k++) {
     out_array(K, bind(K, s, k), comp(tv, k), "m", into);
-    nz_buf_printf(&sin, "%s(%s *)rt_cu_dev(%s)", k ? ", " : "", ct(comp(tv, k)), bind(K, s, k));
+    nz_buf_printf(&sin, "%s(%s *)rt_cu_dev(%s)", k ? ", " : "", ct(K, comp(tv, k)), bind(K, s, k));
   }
   LINE("const %s fv%s;", fv, vi + strlen(fv));
   LINE("const %s fi%s;", fd, ii + strlen(fd));
@@ -402,8 +402,8 @@ static void cuda_kernel(Cg *cg, const LcuKernel *k, int index) {
   for (int i = 0; i < k->nsoacs; i++)
     for (int j = 0; j < k->soacs[i].nbinds; j++) {
       const LcuBinder *bd = &k->soacs[i].binds[j];
-      const char *c = ct(bd->ty);
-      LINE("%s%s%s RT_UNUSED = %s;", c, c[strlen(c) - 1] == '*' ? "" : " ", K->ks.name[bd->slot], cg_zero(bd->ty));
+      const char *c = ct(K, bd->ty);
+      LINE("%s%s%s RT_UNUSED = %s;", c, c[strlen(c) - 1] == '*' ? "" : " ", K->ks.name[bd->slot], cg_zero(K->cg, bd->ty));
     }
   for (int i = 0; i < k->nsoacs; i++) {
     const LcuSoac *s = &k->soacs[i];

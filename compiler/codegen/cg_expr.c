@@ -44,32 +44,34 @@ void cg_line(CgScope *s, const char *fmt, ...) {
 
 const char *cg_tmp(Cg *cg) { return cg_fmt(cg, "v%d", ++cg->tmp); }
 
-const char *cg_ctype(const LcuType *t) {
+/* The one place λcu's float gets its C type: double (NESL's float), or float
+ * under the --float32 experiment (cg->float32). */
+const char *cg_ctype(const Cg *cg, const LcuType *t) {
   switch (t->kind) {
   case LT_BOOL:
   case LT_CHAR: return "uint8_t";
   case LT_INT: return "int32_t";
-  case LT_FLOAT: return "double";
+  case LT_FLOAT: return cg->float32 ? "float" : "double";
   case LT_ARRAY: return "RtArr *";
   case LT_SEGDES: return "RtSeg *";
   default: nz_die("cg_ctype: a tuple has no C type");
   }
 }
 
-const char *cg_zero(const LcuType *t) {
-  return t->kind == LT_ARRAY || t->kind == LT_SEGDES ? "NULL" : t->kind == LT_FLOAT ? "0.0" : "0";
+const char *cg_zero(const Cg *cg, const LcuType *t) {
+  return t->kind == LT_ARRAY || t->kind == LT_SEGDES ? "NULL" : t->kind == LT_FLOAT ? (cg->float32 ? "0.0f" : "0.0") : "0";
 }
 
-const char *cg_rt_elem(LcuTypeKind k) {
+const char *cg_rt_elem(const Cg *cg, LcuTypeKind k) {
   switch (k) {
   case LT_BOOL: return "RT_BOOL";
   case LT_CHAR: return "RT_CHAR";
   case LT_INT: return "RT_INT";
-  default: return "RT_FLOAT";
+  default: return cg->float32 ? "RT_FLOAT32" : "RT_FLOAT";
   }
 }
 
-static const char *elem_ctype(LcuTypeKind k) { return cg_ctype(lcu_type_base(k)); }
+static const char *elem_ctype(const Cg *cg, LcuTypeKind k) { return cg_ctype(cg, lcu_type_base(k)); }
 
 const char *cg_comp_name(Cg *cg, const char *base, const LcuType *ty, int k) {
   if (ty->kind != LT_TUPLE) return base;
@@ -172,13 +174,13 @@ void cg_release_atoms(CgScope *s, const LcuType *ty, const CgAtoms *a) {
 /* A fresh temporary holding the C expression rhs. */
 static const char *bind_tmp(CgScope *s, const LcuType *ty, const char *rhs) {
   const char *t = cg_tmp(s->cg);
-  const char *ct = cg_ctype(ty);
+  const char *ct = cg_ctype(s->cg, ty);
   cg_line(s, "%s%s%s = %s;", ct, ct[strlen(ct) - 1] == '*' ? "" : " ", t, rhs);
   return t;
 }
 
 static void decl(CgScope *s, const LcuType *ty, const char *name, const char *init) {
-  const char *ct = cg_ctype(ty);
+  const char *ct = cg_ctype(s->cg, ty);
   cg_line(s, "%s%s%s RT_UNUSED = %s;", ct, ct[strlen(ct) - 1] == '*' ? "" : " ", name, init);
 }
 
@@ -187,17 +189,21 @@ static const char *arr_len(CgScope *s, const char *a) {
   return s->thunk ? cg_fmt(s->cg, "%s_n", a) : cg_fmt(s->cg, "%s->len", a);
 }
 static const char *arr_data(CgScope *s, const char *a, LcuTypeKind elem) {
-  return s->thunk ? cg_fmt(s->cg, "%s_d", a) : cg_fmt(s->cg, "((%s *)RT_HOST(%s)->d)", elem_ctype(elem), a);
+  return s->thunk ? cg_fmt(s->cg, "%s_d", a) : cg_fmt(s->cg, "((%s *)RT_HOST(%s)->d)", elem_ctype(s->cg, elem), a);
 }
 
 /* ------------------------------------------------------------ literals */
 
+/* A float literal: the double's 17 digits, or under --float32 the nearest float's
+ * 9 digits with an `f` suffix, so no expression is promoted to double. */
 static const char *float_lit(Cg *cg, double f) {
   if (isnan(f)) return "NAN";
   if (isinf(f)) return f > 0 ? "INFINITY" : "(-INFINITY)";
   char buf[64];
-  snprintf(buf, sizeof buf, "%.17g", f);
+  if (cg->float32 && isinf((float)f)) return f > 0 ? "INFINITY" : "(-INFINITY)"; /* beyond FLT_MAX */
+  snprintf(buf, sizeof buf, cg->float32 ? "%.9g" : "%.17g", cg->float32 ? (double)(float)f : f);
   if (!strpbrk(buf, ".e")) strcat(buf, ".0");
+  if (cg->float32) strcat(buf, "f");
   return f < 0 || (f == 0 && signbit(f)) ? cg_fmt(cg, "(%s)", buf) : cg_fmt(cg, "%s", buf);
 }
 
@@ -209,7 +215,9 @@ static const char *int_lit(Cg *cg, int32_t v) {
 /* ----------------------------------------------------------- primitives */
 
 /* One entry per primitive, by its name in lcu_prims.def: a template per
- * operand kind (%0 %1 %2 the operands, %I the iteration, %L the location), or
+ * operand kind (%0 %1 %2 the operands, %I the iteration, %L the location; %F
+ * is `f` under --float32 and nothing otherwise, for the C math library's
+ * single-precision names, %D the C type of float), or
  * a handler for the ones that need more (short circuits, tuples, reference
  * counts). A new primitive is one entry here and, if the runtime must help,
  * one function in nessie_rt.h. Entries are matched by name so that a rule may
@@ -254,27 +262,27 @@ static const CgPrimRule prim_rules[] = {
     {"xor", "(%0 ^ %1)", NULL, "(uint8_t)(%0 ^ %1)", NULL},
     {"lshift", "rt_shl(%0, %1)", NULL, NULL, NULL},
     {"rshift", "rt_shr(%0, %1)", NULL, NULL, NULL},
-    {"min", "(%0 <= %1 ? %0 : %1)", "fmin(%0, %1)", "(%0 <= %1 ? %0 : %1)", NULL},
-    {"max", "(%0 >= %1 ? %0 : %1)", "fmax(%0, %1)", "(%0 >= %1 ? %0 : %1)", NULL},
-    {"abs", "rt_iabs(%0)", "fabs(%0)", NULL, NULL},
-    {"sqrt", NULL, "sqrt(%0)", NULL, NULL},
-    {"exp", NULL, "exp(%0)", NULL, NULL},
-    {"ln", NULL, "log(%0)", NULL, NULL},
-    {"sin", NULL, "sin(%0)", NULL, NULL},
-    {"cos", NULL, "cos(%0)", NULL, NULL},
-    {"tan", NULL, "tan(%0)", NULL, NULL},
-    {"asin", NULL, "asin(%0)", NULL, NULL},
-    {"acos", NULL, "acos(%0)", NULL, NULL},
-    {"atan", NULL, "atan(%0)", NULL, NULL},
-    {"sinh", NULL, "sinh(%0)", NULL, NULL},
-    {"cosh", NULL, "cosh(%0)", NULL, NULL},
-    {"tanh", NULL, "tanh(%0)", NULL, NULL},
-    {"pow", NULL, "pow(%0, %1)", NULL, NULL},
-    {"i2f", "((double)%0)", NULL, NULL, NULL},
-    {"trunc", NULL, "rt_f2i(%0, trunc(%0), \"trunc\", %I, %L)", NULL, NULL},
-    {"floor", NULL, "rt_f2i(%0, floor(%0), \"floor\", %I, %L)", NULL, NULL},
-    {"ceil", NULL, "rt_f2i(%0, ceil(%0), \"ceil\", %I, %L)", NULL, NULL},
-    {"round", NULL, "rt_f2i(%0, round(%0), \"round\", %I, %L)", NULL, NULL},
+    {"min", "(%0 <= %1 ? %0 : %1)", "fmin%F(%0, %1)", "(%0 <= %1 ? %0 : %1)", NULL},
+    {"max", "(%0 >= %1 ? %0 : %1)", "fmax%F(%0, %1)", "(%0 >= %1 ? %0 : %1)", NULL},
+    {"abs", "rt_iabs(%0)", "fabs%F(%0)", NULL, NULL},
+    {"sqrt", NULL, "sqrt%F(%0)", NULL, NULL},
+    {"exp", NULL, "exp%F(%0)", NULL, NULL},
+    {"ln", NULL, "log%F(%0)", NULL, NULL},
+    {"sin", NULL, "sin%F(%0)", NULL, NULL},
+    {"cos", NULL, "cos%F(%0)", NULL, NULL},
+    {"tan", NULL, "tan%F(%0)", NULL, NULL},
+    {"asin", NULL, "asin%F(%0)", NULL, NULL},
+    {"acos", NULL, "acos%F(%0)", NULL, NULL},
+    {"atan", NULL, "atan%F(%0)", NULL, NULL},
+    {"sinh", NULL, "sinh%F(%0)", NULL, NULL},
+    {"cosh", NULL, "cosh%F(%0)", NULL, NULL},
+    {"tanh", NULL, "tanh%F(%0)", NULL, NULL},
+    {"pow", NULL, "pow%F(%0, %1)", NULL, NULL},
+    {"i2f", "((%D)%0)", NULL, NULL, NULL},
+    {"trunc", NULL, "rt_f2i%F(%0, trunc%F(%0), \"trunc\", %I, %L)", NULL, NULL},
+    {"floor", NULL, "rt_f2i%F(%0, floor%F(%0), \"floor\", %I, %L)", NULL, NULL},
+    {"ceil", NULL, "rt_f2i%F(%0, ceil%F(%0), \"ceil\", %I, %L)", NULL, NULL},
+    {"round", NULL, "rt_f2i%F(%0, round%F(%0), \"round\", %I, %L)", NULL, NULL},
     {"c2i", NULL, NULL, "((int32_t)%0)", NULL},
     {"i2c", "rt_i2c(%0, %I, %L)", NULL, NULL, NULL},
     {"b2i", NULL, NULL, "((int32_t)%0)", NULL},
@@ -333,6 +341,8 @@ static const char *expand(CgScope *s, const char *tpl, const CgAtoms *a, const L
     if (*p >= '0' && *p <= '2') nz_buf_puts(&b, a->v[*p - '0']);
     else if (*p == 'I') nz_buf_puts(&b, s->it);
     else if (*p == 'L') nz_buf_printf(&b, "%d", cg_loc(s->cg, e->loc));
+    else if (*p == 'F') nz_buf_puts(&b, s->cg->float32 ? "f" : "");
+    else if (*p == 'D') nz_buf_puts(&b, cg_ctype(s->cg, lcu_type_base(LT_FLOAT)));
     else nz_die("codegen: bad template %s", tpl);
   }
   const char *r = nz_strndup(s->cg->arena, b.s ? b.s : "", b.len);
@@ -591,11 +601,11 @@ static void emit_index(CgScope *s, const LcuExpr *e, CgAtoms *out) {
 
 static void emit_array(CgScope *s, const LcuExpr *e, CgAtoms *out) {
   LcuTypeKind el = e->opty ? e->opty->kind : e->ty->elem;
-  const char *t = bind_tmp(s, e->ty, cg_fmt(s->cg, "rt_arr_new(%s, %d)", cg_rt_elem(el), e->nargs));
+  const char *t = bind_tmp(s, e->ty, cg_fmt(s->cg, "rt_arr_new(%s, %d)", cg_rt_elem(s->cg, el), e->nargs));
   for (int k = 0; k < e->nargs; k++) {
     CgAtoms x;
     cg_expr(s, e->args[k], &x);
-    cg_line(s, "((%s *)%s->d)[%d] = %s;", elem_ctype(el), t, k, x.v[0]);
+    cg_line(s, "((%s *)%s->d)[%d] = %s;", elem_ctype(s->cg, el), t, k, x.v[0]);
   }
   *out = atom1(s->cg, t);
 }
@@ -608,7 +618,7 @@ static void emit_if(CgScope *s, const LcuExpr *e, CgAtoms *out) {
   for (int k = 0; k < n; k++) {
     const LcuType *ct = lcu_type_component(e->ty, k);
     out->v[k] = cg_tmp(s->cg);
-    decl(s, ct, out->v[k], cg_zero(ct));
+    decl(s, ct, out->v[k], cg_zero(s->cg, ct));
   }
   for (int br = 1; br <= 2; br++) {
     cg_line(s, br == 1 ? "if (%s) {" : "} else {", c.v[0]);
@@ -665,7 +675,7 @@ static void emit_call(CgScope *s, const LcuExpr *e, const char *callee, const Lc
   for (int k = 0; k < n; k++) {
     const LcuType *ct = lcu_type_component(ret, k);
     out->v[k] = cg_tmp(s->cg);
-    decl(s, ct, out->v[k], cg_zero(ct));
+    decl(s, ct, out->v[k], cg_zero(s->cg, ct));
     nz_buf_printf(&call, "%s&%s", first ? "" : ", ", out->v[k]);
     first = 0;
   }
@@ -717,13 +727,13 @@ static void proto(Cg *cg, NzBuf *b, const char *name, int np, const LcuBinder *p
   int first = 1;
   for (int i = 0; i < np; i++)
     for (int k = 0; k < lcu_type_arity(ps[i].ty); k++) {
-      const char *ct = cg_ctype(lcu_type_component(ps[i].ty, k));
+      const char *ct = cg_ctype(cg, lcu_type_component(ps[i].ty, k));
       nz_buf_printf(b, "%sRT_UNUSED %s%s%s", first ? "" : ", ", ct, ct[strlen(ct) - 1] == '*' ? "" : " ",
                     cg_comp_name(cg, cg_fmt(cg, "%s_%d", ps[i].name, ps[i].slot), ps[i].ty, k));
       first = 0;
     }
   for (int k = 0; k < lcu_type_arity(ret); k++) {
-    const char *ct = cg_ctype(lcu_type_component(ret, k));
+    const char *ct = cg_ctype(cg, lcu_type_component(ret, k));
     nz_buf_printf(b, "%s%s%s*out%d", first ? "" : ", ", ct, ct[strlen(ct) - 1] == '*' ? "" : " ", k);
     first = 0;
   }
@@ -773,15 +783,15 @@ void cg_kernel_results(CgScope *ks, const LcuKernel *k) {
 
 /* ---------------------------------------------------- reduction operators */
 
-const char *cg_rop_identity(LcuRop r) {
+const char *cg_rop_identity(const Cg *cg, LcuRop r) {
   switch (r) {
   case LR_IADD: case LR_IOR: case LR_IXOR: return "0";
   case LR_IMUL: return "1";
   case LR_IAND: return "(-1)";
   case LR_IMAX: return "INT32_MIN";
   case LR_IMIN: return "INT32_MAX";
-  case LR_FADD: return "0.0";
-  case LR_FMUL: return "1.0";
+  case LR_FADD: return cg->float32 ? "0.0f" : "0.0";
+  case LR_FMUL: return cg->float32 ? "1.0f" : "1.0";
   case LR_FMAX: return "(-INFINITY)";
   case LR_FMIN: return "INFINITY";
   case LR_BAND: return "1";
@@ -801,8 +811,8 @@ const char *cg_rop_apply(Cg *cg, LcuRop r, const char *a, const char *b) {
   case LR_IXOR: case LR_BXOR: return cg_fmt(cg, "(%s ^ %s)", a, b);
   case LR_FADD: return cg_fmt(cg, "(%s + %s)", a, b);
   case LR_FMUL: return cg_fmt(cg, "(%s * %s)", a, b);
-  case LR_FMAX: return cg_fmt(cg, "fmax(%s, %s)", a, b);
-  case LR_FMIN: return cg_fmt(cg, "fmin(%s, %s)", a, b);
+  case LR_FMAX: return cg_fmt(cg, cg->float32 ? "fmaxf(%s, %s)" : "fmax(%s, %s)", a, b);
+  case LR_FMIN: return cg_fmt(cg, cg->float32 ? "fminf(%s, %s)" : "fmin(%s, %s)", a, b);
   default: nz_die("codegen: %s does not combine", lcu_rop_name(r));
   }
 }

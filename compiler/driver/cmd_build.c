@@ -22,6 +22,7 @@ struct BuildJob {
   /* build and emit */
   const char *file, *out;
   int emit, profile, cuda;
+  int float32; /* --float32: the back ends' experiment switch (compiler/codegen/README.md) */
   CgBuildOpts o;
   CgCudaOpts co;
   /* run --target=c */
@@ -55,13 +56,13 @@ static int with_program(const char *file, const char *expr, BuildJob *b, int def
   return rc;
 }
 
-int drv_gen_c(const LcuProgram *p, const char *report, int profile, NzBuf *out) {
-  return cg_program(p, &cg_target_c, report, profile, out);
+int drv_gen_c(const LcuProgram *p, const char *report, int flags, NzBuf *out) {
+  return cg_program(p, &cg_target_c, report, flags, out);
 }
 
-int drv_run_compiled(const LcuProgram *p, const char *report, char **argv_rest, int nrest, int wait) {
+int drv_run_compiled(const LcuProgram *p, const char *report, char **argv_rest, int nrest, int wait, int flags) {
   NzBuf c = {0};
-  int rc = drv_gen_c(p, report, 0, &c);
+  int rc = drv_gen_c(p, report, flags, &c);
   char *bin = NULL;
   CgBuildOpts o;
   cg_build_defaults(&o);
@@ -93,8 +94,10 @@ int drv_run_compiled(const LcuProgram *p, const char *report, char **argv_rest, 
 
 static void usage(FILE *f) {
   fputs("usage: nessie build FILE.lcu|PROG.nesl [-o OUT] [--target=c|cuda] [--scheduler=S] [--profile]\n"
-        "                    [--cc=CC] [--cflags=FLAGS] [--keep-c] [--cuda-arch=sm_XX]\n"
-        "       nessie emit FILE.lcu|PROG.nesl --stage=c|cuda [--scheduler=S] [--profile]\n"
+        "                    [--cc=CC] [--cflags=FLAGS] [--keep-c] [--cuda-arch=sm_XX] [--float32]\n"
+        "       nessie emit FILE.lcu|PROG.nesl --stage=c|cuda [--scheduler=S] [--profile] [--float32]\n"
+        "--float32 (build, emit, run --target=c): λcu's float becomes C's 32-bit float, an\n"
+        "experiment that changes results (NESL's float is a double).\n"
         "The binary takes main's arguments like `nessie lcu run` (literals, or --random-inputs\n"
         "[--seed=S] [--max-len=N]); --profile makes it write nessie-profile.csv (or $NESSIE_PROFILE).\n"
         "FLAGS default to -O2 ($NESSIE_CFLAGS); the compiler is cc ($NESSIE_CC).\n"
@@ -106,7 +109,8 @@ static void usage(FILE *f) {
 /* build: the C (or CUDA) text of p, printed (emit) or compiled to b->out. */
 static int build_use(BuildJob *b, LcuProgram *p, const char *report) {
   NzBuf c = {0};
-  int rc = b->cuda ? cg_program(p, &cg_target_cuda, report, b->profile, &c) : drv_gen_c(p, report, b->profile, &c);
+  int flags = (b->profile ? CG_PROFILE : 0) | (b->float32 ? CG_FLOAT32 : 0);
+  int rc = b->cuda ? cg_program(p, &cg_target_cuda, report, flags, &c) : drv_gen_c(p, report, flags, &c);
   if (rc == NZ_EXIT_OK) {
     if (b->emit) {
       fputs(c.s, stdout);
@@ -168,6 +172,8 @@ int drv_cmd_build(int argc, char **argv, int emit) {
       return NZ_EXIT_USAGE;
     } else if (!strcmp(a, "--profile")) {
       profile = 1;
+    } else if (!strcmp(a, "--float32")) {
+      b.float32 = 1;
     } else if (!strncmp(a, "--cc=", 5) && !emit) {
       o.cc = a + 5;
     } else if (!strncmp(a, "--cflags=", 9) && !emit) {
@@ -200,7 +206,7 @@ int drv_cmd_build(int argc, char **argv, int emit) {
 }
 
 static int run_use(BuildJob *b, LcuProgram *p, const char *report) {
-  return drv_run_compiled(p, report, b->rest, b->nrest, b->wait);
+  return drv_run_compiled(p, report, b->rest, b->nrest, b->wait, b->float32 ? CG_FLOAT32 : 0);
 }
 
 /* `nessie run PROG.nesl --target=c [--scheduler=S ...]`: compile (cached) and run; a
@@ -214,19 +220,23 @@ int drv_cmd_run_target(int argc, char **argv) {
     int r = drv_fuse_option(&b.fo, a);
     if (r < 0) return NZ_EXIT_USAGE;
     if (r > 0 || !strcmp(a, "--target=c")) continue;
+    if (!strcmp(a, "--float32")) {
+      b.float32 = 1;
+      continue;
+    }
     if (!strcmp(a, "-e") && i + 1 < argc) {
       expr = argv[++i];
       continue;
     }
     if (a[0] == '-' || file) {
       fprintf(stderr, "nessie run --target=c: unexpected argument '%s'\n", a);
-      fputs("usage: nessie run PROG.nesl|FILE.lcu --target=c [-e EXPR] [--scheduler=S]\n", stderr);
+      fputs("usage: nessie run PROG.nesl|FILE.lcu --target=c [-e EXPR] [--scheduler=S] [--float32]\n", stderr);
       return NZ_EXIT_USAGE;
     }
     file = a;
   }
   if (!file) {
-    fputs("usage: nessie run PROG.nesl|FILE.lcu --target=c [-e EXPR] [--scheduler=S]\n", stderr);
+    fputs("usage: nessie run PROG.nesl|FILE.lcu --target=c [-e EXPR] [--scheduler=S] [--float32]\n", stderr);
     return NZ_EXIT_USAGE;
   }
   if (expr && !ends_with(file, ".nesl")) {

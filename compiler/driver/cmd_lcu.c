@@ -1,11 +1,12 @@
 /* cmd_lcu.c — `nessie lcu check|run|fuse FILE.lcu`: the λcu tools. */
+#include "cg.h"
 #include "driver.h"
 #include "lcu.h"
 
 static void lcu_usage(FILE *f) {
   fputs("usage: nessie lcu check FILE.lcu\n"
         "       nessie lcu run FILE.lcu [ARG...] [--random-inputs [--seed=S] [--max-len=N]] [FUSION]\n"
-        "       nessie lcu run FILE.lcu ... --compiled   the same through the C back end (compiled, cached)\n"
+        "       nessie lcu run FILE.lcu ... --compiled [--float32]   the same through the C back end (compiled, cached)\n"
         "       nessie lcu fuse FILE.lcu [FUSION]   print the fused program after a per-region report\n"
         "       nessie lcu print FILE.lcu           print the canonical text form\n"
         "FUSION options: --scheduler=S (fuse: ilp; the strategies are listed below)\n"
@@ -58,7 +59,7 @@ int drv_cmd_lcu(int argc, char **argv) {
   }
   const char *file = NULL;
   const char **vals = nz_xcalloc((size_t)argc, sizeof(char *));
-  int nvals = 0, random_inputs = 0, compiled = 0;
+  int nvals = 0, random_inputs = 0, compiled = 0, float32 = 0;
   long long seed = 1, maxlen = 10;
   DrvFuse fo;
   drv_fuse_defaults(&fo);
@@ -84,6 +85,8 @@ int drv_cmd_lcu(int argc, char **argv) {
       random_inputs = 1;
     } else if (!strcmp(a, "--compiled") && is_run) {
       compiled = 1;
+    } else if (!strcmp(a, "--float32") && is_run) { /* with --compiled: the C back end's experiment */
+      float32 = 1;
     } else if ((r = nz_opt_ll(a, "--seed", 0, INT64_MAX, &seed)) != 0 ||
                (r = nz_opt_ll(a, "--max-len", 0, MAX_LEN_LIMIT, &maxlen)) != 0) {
       if (r < 0) {
@@ -102,6 +105,11 @@ int drv_cmd_lcu(int argc, char **argv) {
   }
   if (!file) {
     fprintf(stderr, "nessie lcu %s: no input file\n", sub);
+    free(vals);
+    return NZ_EXIT_USAGE;
+  }
+  if (float32 && !compiled) {
+    fprintf(stderr, "nessie lcu run: --float32 is for --compiled (the interpreter's float is a double)\n");
     free(vals);
     return NZ_EXIT_USAGE;
   }
@@ -127,7 +135,7 @@ int drv_cmd_lcu(int argc, char **argv) {
       rest[nrest++] = seedarg;
       rest[nrest++] = lenarg;
     }
-    rc = drv_run_compiled(p, report.s, rest, nrest, 0);
+    rc = drv_run_compiled(p, report.s, rest, nrest, 0, float32 ? CG_FLOAT32 : 0);
     free(rest);
   }
   if (!p) {

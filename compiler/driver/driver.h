@@ -27,11 +27,12 @@ int drv_fuse(LcuProgram *p, DrvFuse *o, NzBuf *report);
 /* cmd_build.c: the compiled path (compiler/codegen/, runtime/). */
 int drv_cmd_build(int argc, char **argv, int emit); /* build; emit --stage=c */
 int drv_cmd_run_target(int argc, char **argv);      /* run PROG --target=c */
-int drv_gen_c(const LcuProgram *p, const char *report, int profile, NzBuf *out);
+/* flags: cg_program's (CG_PROFILE, CG_FLOAT32; compiler/codegen/cg.h). */
+int drv_gen_c(const LcuProgram *p, const char *report, int flags, NzBuf *out);
 /* Compiles p (cached) and runs it with argv_rest as its arguments: by exec, returning
  * only on failure, or (wait) as a child whose exit status it returns. report: the
- * fusion report (names the fused clusters) or NULL. */
-int drv_run_compiled(const LcuProgram *p, const char *report, char **argv_rest, int nrest, int wait);
+ * fusion report (names the fused clusters) or NULL; flags as drv_gen_c's. */
+int drv_run_compiled(const LcuProgram *p, const char *report, char **argv_rest, int nrest, int wait, int flags);
 /* cmd_nesl.c: NESL -> λcu for the compiled path: the file's forms flattened into one
  * program whose main shows each form's output as `nessie run` prints it; use(p, ctx)
  * gets it (checked, unfused) and its status is returned. A front-end error stops

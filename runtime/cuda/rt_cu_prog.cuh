@@ -32,7 +32,9 @@ typedef struct {
 /* The program being run: rt_io.c's rt_current (runtime/host/rt_internal.h). */
 extern "C" const RtProgram *rt_current;
 
-static inline size_t rt_cu_esize(int elem) { return elem == RT_FLOAT ? 8 : elem == RT_INT ? 4 : 1; }
+static inline size_t rt_cu_esize(int elem) {
+  return elem == RT_FLOAT ? 8 : elem == RT_INT || elem == RT_FLOAT32 ? 4 : 1;
+}
 
 static inline void rt_cu_dev_free(void *d) {
   RtCuDev *v = (RtCuDev *)d;
@@ -201,9 +203,16 @@ static inline void rt_cu_report(RtCuFault f) {
   switch (f.code) {
   case RT_FC_IDIV: rt_fault(-1, f.loc, "integer division by zero"); break;
   case RT_FC_IMOD: rt_fault(-1, f.loc, "integer modulo by zero"); break;
-  case RT_FC_F2I: {
+  case RT_FC_F2I: { /* c = 1: b holds a float's bits (rt_f2if, --float32) */
     double x;
-    memcpy(&x, &b, sizeof x);
+    if (f.c == 1) {
+      int32_t bits = (int32_t)b;
+      float xf;
+      memcpy(&xf, &bits, sizeof xf);
+      x = xf;
+    } else {
+      memcpy(&x, &b, sizeof x);
+    }
     rt_fault_f2i(-1, f.loc, a == 't' ? "trunc" : a == 'f' ? "floor" : a == 'c' ? "ceil" : "round", x);
     break;
   }

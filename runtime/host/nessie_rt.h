@@ -4,7 +4,9 @@
  *
  * Values: a flat array is an RtArr (reference counted, immutable once built),
  * a segment descriptor an RtSeg; scalars are int32_t (int), double (float),
- * uint8_t (bool, 0 or 1, and char). Tuples never exist at run time: generated
+ * uint8_t (bool, 0 or 1, and char); under --float32 float is C's float and a
+ * float array's elements are floats (RT_FLOAT32), while cells (RtCell.f) stay
+ * double. Tuples never exist at run time: generated
  * code keeps one C variable per component.
  *
  * Faults: rt_fault(it, loc, ...) with it < 0 prints the interpreter's message
@@ -62,6 +64,10 @@ extern "C" {
 /* ------------------------------------------------------------- values */
 
 enum { RT_BOOL, RT_CHAR, RT_INT, RT_FLOAT }; /* element kinds, as LcuTypeKind */
+/* A float array of a program built with --float32 (compiler/codegen/README.md):
+ * 4-byte floats. Not an LcuTypeKind; the runtime's boundary (rt_io.c) widens it to
+ * doubles for printing and the λcu value code, and narrows float arrays it makes. */
+enum { RT_FLOAT32 = 8 };
 
 typedef struct RtArr {
   int64_t refs;
@@ -181,6 +187,15 @@ static inline RT_HD int32_t rt_shr(int32_t a, int32_t n) {
 static inline RT_HD int32_t rt_f2i(double x, double r, const char *name, int64_t it, int loc) {
   if (RT_UNLIKELY(!(r >= -2147483648.0 && r <= 2147483647.0))) {
     RT_RAISE(rt_fault_f2i(it, loc, name, x), it, RT_FC_F2I, loc, name[0], __double_as_longlong(x), 0);
+    return 0;
+  }
+  return (int32_t)r;
+}
+/* The same under --float32: r is truncf/floorf/... of x, checked in float (a fault's
+ * message shows x widened to double; on the device c = 1 says b holds float bits). */
+static inline RT_HD int32_t rt_f2if(float x, float r, const char *name, int64_t it, int loc) {
+  if (RT_UNLIKELY(!(r >= -2147483648.0f && r < 2147483648.0f))) {
+    RT_RAISE(rt_fault_f2i(it, loc, name, x), it, RT_FC_F2I, loc, name[0], __float_as_int(x), 1);
     return 0;
   }
   return (int32_t)r;
@@ -315,6 +330,7 @@ typedef struct {
   RtKernelStat *const *kernels;
   int nkernels;
   const char *profile_default; /* CSV path when built with --profile, else NULL */
+  int float32;                 /* built with --float32: float arrays are RT_FLOAT32 */
 } RtProgram;
 
 /* The generated main: parses main's arguments (literals, or --random-inputs

@@ -87,6 +87,28 @@ static int elem_of(LcuTypeKind k) {
 
 static size_t elem_bytes(LcuTypeKind k) { return k == LT_FLOAT ? 8 : k == LT_INT ? 4 : 1; }
 
+/* --float32 (RtProgram.float32): the program's float arrays hold floats. The λcu
+ * value code (printing, show, format, I/O, parsing) works on doubles, so this
+ * boundary narrows the float arrays it hands to the program and widens the ones
+ * it reads (elems). Float scalars cross as double cells; generated code converts. */
+static int float32_mode(void) { return rt_current && rt_current->float32; }
+
+static RtArr *narrowed(const double *x, int64_t n) {
+  RtArr *a = rt_arr_new(RT_FLOAT32, n);
+  for (int64_t j = 0; j < n; j++) ((float *)a->d)[j] = (float)x[j];
+  return a;
+}
+
+/* a's elements as the λcu value code reads them: a->d itself, or (RT_FLOAT32) a
+ * widened copy that *tmp owns (free it when done). */
+static void *elems(const RtArr *a, void **tmp) {
+  *tmp = NULL;
+  if (a->elem != RT_FLOAT32) return a->d;
+  double *w = nz_xmalloc(sizeof(double) * (size_t)(a->len > 0 ? a->len : 1));
+  for (int64_t j = 0; j < a->len; j++) w[j] = ((const float *)a->d)[j];
+  return *tmp = w;
+}
+
 /* Converts v (released here) into cells; returns the cells written. */
 static int to_cells(LcuValue v, RtCell *c) {
   switch (v.kind) {
@@ -95,8 +117,13 @@ static int to_cells(LcuValue v, RtCell *c) {
   case LT_INT: c->i = v.u.i; return 1;
   case LT_FLOAT: c->f = v.u.f; return 1;
   case LT_ARRAY: {
-    RtArr *a = rt_arr_new(elem_of(v.u.arr->elem), v.u.arr->len);
-    if (a->len) memcpy(a->d, v.u.arr->d.b, elem_bytes(v.u.arr->elem) * (size_t)a->len);
+    RtArr *a;
+    if (v.u.arr->elem == LT_FLOAT && float32_mode()) {
+      a = narrowed(v.u.arr->d.f, v.u.arr->len);
+    } else {
+      a = rt_arr_new(elem_of(v.u.arr->elem), v.u.arr->len);
+      if (a->len) memcpy(a->d, v.u.arr->d.b, elem_bytes(v.u.arr->elem) * (size_t)a->len);
+    }
     c->a = a;
     lcu_value_release(v);
     return 1;
@@ -125,9 +152,11 @@ static int print_cells(NzBuf *b, const LcuType *ty, const RtCell *c) {
   case LT_INT: v.u.i = c->i; break;
   case LT_FLOAT: v.u.f = c->f; break;
   case LT_ARRAY: {
-    LcuArray view = {1, ty->elem, c->a->len, {.b = c->a->d}};
+    void *tmp;
+    LcuArray view = {1, ty->elem, c->a->len, {.b = elems(c->a, &tmp)}};
     v.u.arr = &view;
     lcu_value_print(b, v);
+    free(tmp);
     return 1;
   }
   case LT_SEGDES: {
@@ -175,16 +204,18 @@ void rt_print(const char *type, const RtCell *cells) {
 /* --------------------------------------------------- CPU-only primitives */
 
 /* Borrowed views of cells as λcu values (for lcu_show): arrays and segdes point at the
- * runtime's data through the headers in arrs[] and sds[]. */
-static int view_cells(const LcuType *ty, const RtCell *c, LcuValue *v, LcuArray *arrs, LcuSegdes *sds) {
+ * runtime's data through the headers in arrs[] and sds[] (a --float32 array at a
+ * widened copy in tmp[], freed by the caller). */
+static int view_cells(const LcuType *ty, const RtCell *c, LcuValue *v, LcuArray *arrs, LcuSegdes *sds,
+                      void **tmp) {
   switch (ty->kind) {
   case LT_TUPLE: {
     int n = 0;
-    for (int k = 0; k < ty->n; k++) n += view_cells(ty->elems[k], c + n, v + n, arrs + n, sds + n);
+    for (int k = 0; k < ty->n; k++) n += view_cells(ty->elems[k], c + n, v + n, arrs + n, sds + n, tmp + n);
     return n;
   }
   case LT_ARRAY:
-    arrs[0] = (LcuArray){1, ty->elem, c->a->len, {.b = c->a->d}};
+    arrs[0] = (LcuArray){1, ty->elem, c->a->len, {.b = elems(c->a, tmp)}};
     *v = (LcuValue){.kind = LT_ARRAY, .u.arr = arrs};
     return 1;
   case LT_SEGDES:
@@ -199,17 +230,38 @@ static int view_cells(const LcuType *ty, const RtCell *c, LcuValue *v, LcuArray 
   return 0;
 }
 
+/* The ncells cells of type `type` as λcu values (views_free when done). */
+typedef struct {
+  LcuValue *v;
+  LcuArray *arrs;
+  LcuSegdes *sds;
+  void **tmp;
+  int n;
+} Views;
+
+static Views views_of(const char *type, const RtCell *cells, int ncells) {
+  Views w = {.n = ncells ? ncells : 1};
+  w.v = nz_xcalloc((size_t)w.n, sizeof *w.v);
+  w.arrs = nz_xcalloc((size_t)w.n, sizeof *w.arrs);
+  w.sds = nz_xcalloc((size_t)w.n, sizeof *w.sds);
+  w.tmp = nz_xcalloc((size_t)w.n, sizeof *w.tmp);
+  view_cells(type_of_text(type), cells, w.v, w.arrs, w.sds, w.tmp);
+  return w;
+}
+
+static void views_free(Views *w) {
+  for (int k = 0; k < w->n; k++) free(w->tmp[k]);
+  free(w->v);
+  free(w->arrs);
+  free(w->sds);
+  free(w->tmp);
+}
+
 void rt_show(const RtArr *text, const char *type, const RtCell *cells, int ncells, int loc) {
-  int n = ncells ? ncells : 1;
-  LcuValue *v = nz_xcalloc((size_t)n, sizeof *v);
-  LcuArray *arrs = nz_xcalloc((size_t)n, sizeof *arrs);
-  LcuSegdes *sds = nz_xcalloc((size_t)n, sizeof *sds);
-  view_cells(type_of_text(type), cells, v, arrs, sds);
+  Views w = views_of(type, cells, ncells);
   NzBuf b = {0};
-  int rc = lcu_show(&b, (const char *)text->d, (size_t)text->len, v, ncells);
-  free(v);
-  free(arrs);
-  free(sds);
+  int rc = lcu_show(&b, (const char *)text->d, (size_t)text->len, w.v, ncells);
+  views_free(&w);
   if (rc != 0) rt_fault(-1, loc, "show: the value does not match the description '%.*s'", (int)text->len,
                         (const char *)text->d);
   fwrite(b.s, 1, b.len, stdout);
@@ -232,17 +284,11 @@ static void seg_text(int32_t *lens, int64_t n, NzBuf *b, RtSeg **sd, RtArr **cha
 
 void rt_format(const RtArr *text, int32_t n, const char *type, const RtCell *cells, int ncells, RtSeg **sd,
                RtArr **chars, int loc) {
-  int nv = ncells ? ncells : 1;
-  LcuValue *v = nz_xcalloc((size_t)nv, sizeof *v);
-  LcuArray *arrs = nz_xcalloc((size_t)nv, sizeof *arrs);
-  LcuSegdes *sds = nz_xcalloc((size_t)nv, sizeof *sds);
-  view_cells(type_of_text(type), cells, v, arrs, sds);
+  Views w = views_of(type, cells, ncells);
   int32_t *lens = nz_xmalloc(sizeof(int32_t) * (size_t)(n > 0 ? n : 1));
   NzBuf b = {0};
-  int rc = lcu_format(&b, lens, (const char *)text->d, (size_t)text->len, n, v, ncells);
-  free(v);
-  free(arrs);
-  free(sds);
+  int rc = lcu_format(&b, lens, (const char *)text->d, (size_t)text->len, n, w.v, ncells);
+  views_free(&w);
   if (rc != 0) {
     free(lens);
     nz_buf_free(&b);
@@ -259,7 +305,9 @@ void rt_float_format(const RtArr *x, const RtArr *digits, const RtArr *sci, RtSe
              (long long)sci->len);
   int32_t *lens = nz_xmalloc(sizeof(int32_t) * (size_t)(n > 0 ? n : 1));
   NzBuf b = {0};
-  lcu_float_text(&b, lens, x->d, digits->d, sci->d, n);
+  void *tmp;
+  lcu_float_text(&b, lens, elems(x, &tmp), digits->d, sci->d, n);
+  free(tmp);
   seg_text(lens, n, &b, sd, chars, loc, "float_text");
 }
 
@@ -267,11 +315,15 @@ void rt_parse_float(const RtSeg *sd, const RtArr *chars, RtArr **xs, RtArr **ok,
   if (sd->total != chars->len)
     rt_fault(-1, loc, "parse_float: a segdes of %lld elements over %lld characters", (long long)sd->total,
              (long long)chars->len);
-  *xs = rt_arr_new(RT_FLOAT, sd->nsegs);
+  *xs = rt_arr_new(float32_mode() ? RT_FLOAT32 : RT_FLOAT, sd->nsegs);
   *ok = rt_arr_new(RT_BOOL, sd->nsegs);
   const char *c = chars->d;
-  for (int64_t r = 0; r < sd->nsegs; r++)
-    ((uint8_t *)(*ok)->d)[r] = nz_parse_float(c + sd->starts[r], sd->lens[r], &((double *)(*xs)->d)[r]);
+  for (int64_t r = 0; r < sd->nsegs; r++) {
+    double x = 0;
+    ((uint8_t *)(*ok)->d)[r] = nz_parse_float(c + sd->starts[r], sd->lens[r], &x);
+    if ((*xs)->elem == RT_FLOAT32) ((float *)(*xs)->d)[r] = (float)x;
+    else ((double *)(*xs)->d)[r] = x;
+  }
 }
 
 void rt_print_chars(const RtArr *chars) { fwrite(chars->d, 1, (size_t)chars->len, stdout); }
@@ -281,12 +333,15 @@ void rt_io_call(const char *name, const char *argtype, const RtCell *args, RtCel
   LcuValue v[2];
   LcuArray arrs[2];
   LcuSegdes sds[2];
+  void *tmp[2] = {NULL, NULL};
   if (lcu_type_arity(aty) > 2) rt_fault(-1, -1, "rt_io_call: %s takes at most two operands", name);
-  view_cells(aty, args, v, arrs, sds);
+  view_cells(aty, args, v, arrs, sds, tmp);
   int op = 0;
   while (op < LP__COUNT && strcmp(lcu_prim_info((LcuPrim)op)->name, name)) op++;
   if (op == LP__COUNT) rt_fault(-1, -1, "rt_io_call: no primitive %s", name);
   to_cells(lcu_io_call((LcuPrim)op, v), res);
+  free(tmp[0]);
+  free(tmp[1]);
 }
 
 void rt_read_objects(const RtArr *text, const RtSeg *sd, const RtArr *cs, RtCell *res, int nres, int loc) {
@@ -347,6 +402,7 @@ RtArr *rt_rand_vec(const RtArr *bounds, int loc) {
   RtArr *r = rt_arr_new(bounds->elem, bounds->len);
   for (int64_t j = 0; j < bounds->len; j++) {
     if (bounds->elem == RT_FLOAT) ((double *)r->d)[j] = rt_rand_float(((const double *)bounds->d)[j], loc);
+    else if (bounds->elem == RT_FLOAT32) ((float *)r->d)[j] = (float)rt_rand_float(((const float *)bounds->d)[j], loc);
     else ((int32_t *)r->d)[j] = rt_rand_int(((const int32_t *)bounds->d)[j], loc);
   }
   return r;
@@ -363,7 +419,9 @@ RtArr *rt_sort_perm(const RtSeg *sd, const RtArr *xs, int loc) {
   if (xs->len != sd->total)
     rt_fault(-1, loc, "sort_perm: %lld elements for a segdes of %lld", (long long)xs->len, (long long)sd->total);
   RtArr *r = rt_arr_new(RT_INT, xs->len);
-  nz_sort_perm(sd->starts, sd->nsegs, (const double *)xs->d, (int32_t *)r->d);
+  void *tmp;
+  nz_sort_perm(sd->starts, sd->nsegs, (const double *)elems(xs, &tmp), (int32_t *)r->d);
+  free(tmp);
   return r;
 }
 

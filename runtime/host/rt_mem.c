@@ -48,7 +48,7 @@ void rt_free(void *p) {
   free(h);
 }
 
-static size_t elem_size(int elem) { return elem == RT_FLOAT ? 8 : elem == RT_INT ? 4 : 1; }
+static size_t elem_size(int elem) { return elem == RT_FLOAT ? 8 : elem == RT_INT || elem == RT_FLOAT32 ? 4 : 1; }
 
 static RtArr *arr_new(int elem, int64_t len, int zero) {
   size_t count = (size_t)(len > 0 ? len : 1), size = elem_size(elem);

@@ -18,3 +18,17 @@ lcu_run_args() {
   args=("${args[@]//\{\}/$f}")
   [ "${args[1]}" = run ]
 }
+# nvcc_build OUT FILE SCHED [OPTION...]: `nessie build FILE --target=cuda` into OUT
+# (cuda_nvcc.sh, float32_nvcc.sh; the caller sets NESSIE_NVCC and NESSIE_NVCCFLAGS):
+# prints a FAIL line and fails unless it builds with no output (no warnings) and a
+# binary appears. OUT.log keeps what the build printed.
+nvcc_build() {
+  local out=$1 f=$2 s=$3
+  shift 3
+  if ! "$bin/nessie" build "$f" --target=cuda --scheduler="$s" "$@" -o "$out" >"$out.log" 2>&1; then
+    echo "FAIL $f ($s): nvcc build failed:"; head -12 "$out.log"; return 1
+  fi
+  [ -s "$out.log" ] && { echo "FAIL $f ($s): warnings or output while building:"; head -12 "$out.log"; return 1; }
+  [ -x "$out" ] || { echo "FAIL $f ($s): no binary"; return 1; }
+  return 0
+}

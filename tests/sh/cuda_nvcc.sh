@@ -27,16 +27,8 @@ for p in "${sample[@]}"; do echo "tests/lcu/$p.lcu none"; echo "tests/lcu/$p.lcu
 "$bin/nessie-gen" family=chain,kernels=6,seed=2 >"$tmp/gen2.lcu"
 echo "$tmp/gen1.lcu ilp" >>"$tmp/builds"
 echo "$tmp/gen2.lcu none" >>"$tmp/builds"
-build() { # build FILE SCHED -> $tmp/nv/NAME-SCHED
-  local out=$tmp/nv/$(basename "$1" .lcu)-$2
-  if ! "$bin/nessie" build "$1" --target=cuda --scheduler="$2" -o "$out" >"$out.log" 2>&1; then
-    echo "FAIL $1 ($2): nvcc build failed:"; head -12 "$out.log"; return 1
-  fi
-  [ -s "$out.log" ] && { echo "FAIL $1 ($2): warnings or output while building:"; head -12 "$out.log"; return 1; }
-  [ -x "$out" ] || { echo "FAIL $1 ($2): no binary"; return 1; }
-  return 0
-}
-export -f build
+build() { nvcc_build "$tmp/nv/$(basename "$1" .lcu)-$2" "$1" "$2"; } # build FILE SCHED -> $tmp/nv/NAME-SCHED
+export -f build nvcc_build
 export bin tmp
 mkdir -p "$tmp/nv"
 xargs -P2 -L1 bash -c 'build "$0" "$1"' <"$tmp/builds" >"$tmp/nv.log" 2>&1

@@ -38,6 +38,15 @@ int main(void) {
   CHECK("a retained array survives one release", rt_bytes_live >= 8000);
   rt_release(a);
   CHECK("the last release frees it", rt_bytes_live == 0 && rt_bytes_peak >= 8000);
+  before = rt_bytes_allocated;
+  RtArr *f32 = rt_arr_new(RT_FLOAT32, 1000); /* --float32: 4-byte elements */
+  int64_t f32_bytes = rt_bytes_allocated - before;
+  rt_release(f32);
+  before = rt_bytes_allocated;
+  RtArr *f64 = rt_arr_new(RT_FLOAT, 1000);
+  CHECK("an RT_FLOAT32 array takes 4 bytes an element, 4000 fewer than RT_FLOAT's 8",
+        f32_bytes >= 4000 && rt_bytes_allocated - before - f32_bytes == 4000);
+  rt_release(f64);
   RtArr *z = rt_arr_zeroed(RT_INT, 5);
   int zero = 1;
   for (int i = 0; i < 5; i++) zero &= ((int32_t *)z->d)[i] == 0;
