@@ -3,7 +3,8 @@
 # machine. Every correctness executable must print what the interpreter printed where
 # the bundle was built (stdout and stderr, exit status); then the benchmarks of
 # experiments/cuda/bench.sh run from the bundle's prebuilt executables (best of 3 CUPTI
-# kernel times, the bandwidth bound, the CUB baseline). Writes RESULTDIR: device.txt,
+# kernel times, the bandwidth bound, the CUB baseline; where the bundle has them, the
+# --float32 builds too, schedule `ilp-f32`, whose bound counts 4-byte floats). Writes RESULTDIR: device.txt,
 # correctness.txt, summary.csv, baseline.csv and the profile CSVs.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -36,6 +37,8 @@ for w in "$here"/want/*.rc; do
     {
       echo "FAIL $name: exit $st (interpreter $(cat "$w"))"
       diff <(echo "$want") <(echo "$got") | head -8
+      echo "  its last lines:"
+      echo "$got" | tail -n 4 | cut -c1-300
     } >>"$out/correctness.txt"
     bad=$((bad + 1))
   fi
@@ -53,7 +56,10 @@ for n in 10000000 100000000; do
     args=($n)
     [ $p = segsum ] && args=($n 1000)
     base=$(awk -F, -v p=$p -v n=$n '$1 == p && $2 == n { print $3 }' "$out/baseline.csv" | tail -n 1)
-    for s in none ilp; do
+    for s in none ilp ilp-f32; do
+      [ -x "$b/bench-$p-$s" ] || continue
+      per_s=$per
+      [ $s = ilp-f32 ] && per_s=$((per / 2)) # --float32: 4-byte floats
       best=
       for r in 1 2 3; do
         csv=$out/profile-$p-$s-$n-$r.csv
@@ -62,7 +68,7 @@ for n in 10000000 100000000; do
         if [ -z "$best" ] || awk "BEGIN { exit !($t < $best) }"; then best=$t; fi
       done
       [ -n "$best" ] || continue
-      awk -v p=$p -v s=$s -v n=$n -v t=$best -v per=$per -v peak=$peak -v base=$base 'BEGIN {
+      awk -v p=$p -v s=$s -v n=$n -v t=$best -v per=$per_s -v peak=$peak -v base=$base 'BEGIN {
         bound = per * n / peak
         printf "%s,%s,%d,%.9f,%.9f,%.3f,%s\n", p, s, n, t, bound, (t > 0 ? bound / t : 0), base }' >>"$out/summary.csv"
     done

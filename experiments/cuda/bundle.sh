@@ -33,7 +33,7 @@ for p in $nesl_sample; do
   [ -f "$f" ] && echo "nesl $f ilp-cg" >>"$out/jobs"
 done
 for p in dot blackscholes segsum; do
-  for s in none ilp; do echo "bench experiments/cuda/$p.lcu $s" >>"$out/jobs"; done
+  for s in none ilp ilp-f32; do echo "bench experiments/cuda/$p.lcu $s" >>"$out/jobs"; done
 done
 one() { # one KIND FILE SCHED: build the executable, write the interpreter's answer
   local kind=$1 f=$2 s=$3 name args b=${2%.*}
@@ -51,8 +51,10 @@ one() { # one KIND FILE SCHED: build the executable, write the interpreter's ans
     echo $? >"$out/want/$name.rc"
     : >"$out/want/$name.args"
     "$bin/nessie" build "$f" --target=cuda --cuda-arch="$arch" --scheduler="$s" -o "$out/exe/$name" ;;
-  bench)
-    "$bin/nessie" build "$f" --target=cuda --cuda-arch="$arch" --profile --scheduler="$s" -o "$out/exe/bench-$name" ;;
+  bench) # ilp-f32: the ilp schedule built with --float32
+    local f32=()
+    [ "$s" = ilp-f32 ] && s=ilp f32=(--float32)
+    "$bin/nessie" build "$f" --target=cuda --cuda-arch="$arch" --profile --scheduler="$s" "${f32[@]}" -o "$out/exe/bench-$name" ;;
   esac >"$out/exe/$name.log" 2>&1 || echo "bundle.sh: building $f ($s) failed: $(head -3 "$out/exe/$name.log")" >&2
 }
 export -f one

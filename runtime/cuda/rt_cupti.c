@@ -19,9 +19,12 @@ typedef struct {
   uint64_t ns;
 } Act;
 
+/* CUPTI writes an external-correlation record only with the record of the API call it
+ * tags, so the runtime API's records are enabled too (and skipped when read): without
+ * them no activity is attributed to its λcu kernel (seen on an H200, CUDA 13.0). */
 static const CUpti_ActivityKind kinds[] = {
     CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
-    CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
+    CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, CUPTI_ACTIVITY_KIND_RUNTIME};
 #define NKINDS (sizeof kinds / sizeof *kinds)
 
 static struct {
@@ -168,6 +171,16 @@ void rt_cupti_leave(void) {
 const RtCuptiTotals *rt_cupti_totals(void) {
   if (!S.on) return NULL;
   cuptiActivityFlushAll(1); /* forced: also the records of activities still in flight */
+  if (getenv("NESSIE_CUPTI_DEBUG")) { /* what CUPTI delivered, when the profile looks wrong */
+    size_t n[3] = {0}, zero = 0, matched = 0;
+    for (size_t i = 0; i < S.nacts; i++) {
+      n[S.acts[i].what]++;
+      zero += S.acts[i].ns == 0;
+      matched += corr_get(S.acts[i].corr) >= 0;
+    }
+    fprintf(stderr, "CUPTI: %zu kernel, %zu memcpy, %zu memset records (%zu of zero duration), %zu correlated, %zu correlation records\n",
+            n[0], n[1], n[2], zero, matched, S.ncorr);
+  }
   for (size_t i = 0; i < S.nacts; i++) {
     const Act *a = &S.acts[i];
     int64_t id = corr_get(a->corr);

@@ -104,19 +104,43 @@ template <class F> static void rt_cu_map(F f, int64_t n) {
 
 /* ----------------------------------------------------- reductions and scans */
 
-/* Tile totals: part[b] = the reduction of f over tile b, in the fixed order. */
+/* Whether an operator commutes. Every λcu reduction operator does (tuples of them
+ * too); the segmented operator below does not. */
+template <class T, class Op> struct RtCuSegOp;
+template <class Op> struct RtCuCommutes {
+  static constexpr bool value = true;
+};
+template <class T, class Op> struct RtCuCommutes<RtCuSegOp<T, Op>> {
+  static constexpr bool value = false;
+};
+
+/* Tile totals: part[b] = the reduction of f over tile b, in the fixed order. A
+ * commuting operator: each thread folds its strided elements (coalesced reads), then
+ * the block folds the threads'. Otherwise round by round, each round's elements in
+ * index order: the strided order would combine element 256 before element 1, which
+ * broke SEGSCAN and SEGREDUCE across tiles (found on an H200: tests/cuda/soac_test.cu). */
 template <class T, class F, class Op> __global__ void rt_cu_tile_reduce_k(F f, int n, Op op, T id, T *part) {
   typedef cub::BlockReduce<T, RT_CU_BLOCK> BR;
   __shared__ typename BR::TempStorage ts;
   int base = blockIdx.x * RT_CU_TILE + threadIdx.x;
   T acc = id;
+  if constexpr (RtCuCommutes<Op>::value) {
 #pragma unroll
-  for (int r = 0; r < RT_CU_ROUNDS; r++) {
-    int i = base + r * RT_CU_BLOCK;
-    if (i < n) acc = op(acc, f(i));
+    for (int r = 0; r < RT_CU_ROUNDS; r++) {
+      int i = base + r * RT_CU_BLOCK;
+      if (i < n) acc = op(acc, f(i));
+    }
+    T t = BR(ts).Reduce(acc, op);
+    if (threadIdx.x == 0) part[blockIdx.x] = t;
+  } else {
+    for (int r = 0; r < RT_CU_ROUNDS; r++) {
+      int i = base + r * RT_CU_BLOCK;
+      T t = BR(ts).Reduce(i < n ? f(i) : id, op);
+      if (threadIdx.x == 0) acc = op(acc, t);
+      __syncthreads();
+    }
+    if (threadIdx.x == 0) part[blockIdx.x] = acc;
   }
-  T t = BR(ts).Reduce(acc, op);
-  if (threadIdx.x == 0) part[blockIdx.x] = t;
 }
 
 /* One block over m partial results: out = their reduction (exclusive prefixes into
