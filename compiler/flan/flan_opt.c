@@ -730,6 +730,12 @@ static int vn_prim(Opt *o, LcuExpr *e, const int *a) {
     default: break;
     }
   }
+  /* x compared with itself (not a float: NaN is not equal to itself), as in a length
+   * check of two lengths proved equal: a literal, so the check goes */
+  if (e->nargs == 2 && a[0] == a[1] && t0 && t0->kind != LT_FLOAT && lcu_type_is_base(t0)) {
+    if (p == LP_EQ || p == LP_LE || p == LP_GE) return vn_bool(o, 1);
+    if (p == LP_NE || p == LP_LT || p == LP_GT) return vn_bool(o, 0);
+  }
   int b[3] = {0};
   for (int i = 0; i < e->nargs && i < 3; i++) b[i] = a[i];
   if ((p == LP_ADD || p == LP_MUL || p == LP_EQ || p == LP_NE || p == LP_MIN || p == LP_MAX) && e->nargs == 2 &&
