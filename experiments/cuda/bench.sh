@@ -25,31 +25,7 @@ mkdir -p "$b"
 "$nvcc" -O3 -std=c++17 experiments/cuda/baseline.cu -o "$b/baseline" || exit 1
 for p in dot blackscholes segsum; do
   for s in none ilp; do
-    bin/nessie build experiments/cuda/$p.lcu --target=cuda --profile --scheduler=$s -o "$b/$p-$s" || exit 1
+    bin/nessie build experiments/cuda/$p.lcu --target=cuda --profile --scheduler=$s -o "$b/bench-$p-$s" || exit 1
   done
 done
-echo "program,schedule,n,kernel_seconds,bound_seconds,fraction_of_bound,baseline_seconds" >"$out/summary.csv"
-: >"$out/baseline.csv"
-for n in 10000000 100000000; do
-  "$b/baseline" $n 1000 | tee -a "$out/baseline.csv"
-  peak=$(awk -F, '$1 == "device" { print $4 }' "$out/baseline.csv" | tail -n 1)
-  for p in dot blackscholes segsum; do
-    case $p in dot) per=16 ;; blackscholes) per=24 ;; segsum) per=8 ;; esac
-    args=($n)
-    [ $p = segsum ] && args=($n 1000)
-    base=$(awk -F, -v p=$p -v n=$n '$1 == p && $2 == n { print $3 }' "$out/baseline.csv" | tail -n 1)
-    for s in none ilp; do
-      best=
-      for r in 1 2 3; do
-        csv=$out/profile-$p-$s-$n-$r.csv
-        NESSIE_PROFILE=$csv "$b/$p-$s" "${args[@]}" >"$out/result-$p-$s-$n.txt" || exit 1
-        t=$(awk -F, 'NR > 1 && $4 != "(total)" && $5 !~ /gen/ { t += $10 } END { printf "%.9f", t }' "$csv")
-        if [ -z "$best" ] || awk "BEGIN { exit !($t < $best) }"; then best=$t; fi
-      done
-      awk -v p=$p -v s=$s -v n=$n -v t=$best -v per=$per -v peak=$peak -v base=$base 'BEGIN {
-        bound = per * n / peak
-        printf "%s,%s,%d,%.9f,%.9f,%.3f,%s\n", p, s, n, t, bound, bound / t, base }' >>"$out/summary.csv"
-    done
-  done
-done
-column -s, -t "$out/summary.csv"
+bash experiments/cuda/measure.sh "$b" "$out"

@@ -70,4 +70,5 @@ cp -L "$(gcc -print-file-name=libgomp.so.1)" "$out/lib/" 2>/dev/null
   git rev-parse --short HEAD
 } >"$out/built.txt"
 cp experiments/cuda/bundle-run.sh "$out/run.sh"
+cp experiments/cuda/measure.sh "$out/measure.sh"
 echo "bundle.sh: $(ls "$out/exe" | grep -vc '\.log$') executables in $out"
