@@ -328,6 +328,35 @@ static void become(LcuExpr *e, const LcuExpr *by) {
   if (!e->ty) e->ty = ty;
 }
 
+/* op(x, y) of two literals of one base type other than float (int: ints wrapping as
+ * λcu's, no division by 0 or -1); *is_bool says whether the result is a bool. Shared
+ * by the folding of thunks and the value numbering of CPU code. */
+static bool fold_binary(LcuPrim op, bool is_int, int64_t x, int64_t y, int64_t *r, bool *is_bool) {
+  uint32_t ux = (uint32_t)x, uy = (uint32_t)y;
+  *is_bool = true;
+  switch (op) {
+  case LP_EQ: *r = x == y; return true;
+  case LP_NE: *r = x != y; return true;
+  case LP_LT: *r = x < y; return true;
+  case LP_LE: *r = x <= y; return true;
+  case LP_GT: *r = x > y; return true;
+  case LP_GE: *r = x >= y; return true;
+  default: break;
+  }
+  *is_bool = false;
+  if (!is_int) return false;
+  switch (op) {
+  case LP_ADD: *r = (int32_t)(ux + uy); return true;
+  case LP_SUB: *r = (int32_t)(ux - uy); return true;
+  case LP_MUL: *r = (int32_t)(ux * uy); return true;
+  case LP_DIV: *r = x / (y ? y : 1); return y != 0 && y != -1;
+  case LP_MOD: *r = x % (y ? y : 1); return y != 0 && y != -1;
+  case LP_MIN: *r = x < y ? x : y; return true;
+  case LP_MAX: *r = x > y ? x : y; return true;
+  default: return false;
+  }
+}
+
 /* Folds e in place where its operands are literals: integer arithmetic (wrapping, no
  * division by 0 or -1), comparisons, negation, the boolean operators and `if`. */
 static void fold1(Opt *o, LcuExpr *e) {
@@ -352,35 +381,10 @@ static void fold1(Opt *o, LcuExpr *e) {
     return;
   }
   if (e->nargs != 2 || !lit(a) || !lit(b) || a->kind != b->kind || a->kind == LE_FLOAT) return;
-  int64_t x = lit_bits(a), y = lit_bits(b);
-  uint32_t ux = (uint32_t)x, uy = (uint32_t)y;
-  LcuExpr *r = NULL;
-  switch (e->prim) {
-  case LP_EQ: r = lcu_bool(p, x == y, e->loc); break;
-  case LP_NE: r = lcu_bool(p, x != y, e->loc); break;
-  case LP_LT: r = lcu_bool(p, x < y, e->loc); break;
-  case LP_LE: r = lcu_bool(p, x <= y, e->loc); break;
-  case LP_GT: r = lcu_bool(p, x > y, e->loc); break;
-  case LP_GE: r = lcu_bool(p, x >= y, e->loc); break;
-  default:
-    if (a->kind != LE_INT) return;
-    switch (e->prim) {
-    case LP_ADD: r = lcu_int(p, (int32_t)(ux + uy), e->loc); break;
-    case LP_SUB: r = lcu_int(p, (int32_t)(ux - uy), e->loc); break;
-    case LP_MUL: r = lcu_int(p, (int32_t)(ux * uy), e->loc); break;
-    case LP_DIV:
-      if (y == 0 || y == -1) return;
-      r = lcu_int(p, (int32_t)(x / y), e->loc);
-      break;
-    case LP_MOD:
-      if (y == 0 || y == -1) return;
-      r = lcu_int(p, (int32_t)(x % y), e->loc);
-      break;
-    case LP_MIN: r = lcu_int(p, (int32_t)(x < y ? x : y), e->loc); break;
-    case LP_MAX: r = lcu_int(p, (int32_t)(x > y ? x : y), e->loc); break;
-    default: return;
-    }
-  }
+  int64_t v;
+  bool is_bool;
+  if (!fold_binary(e->prim, a->kind == LE_INT, lit_bits(a), lit_bits(b), &v, &is_bool)) return;
+  LcuExpr *r = is_bool ? lcu_bool(p, (int)v, e->loc) : lcu_int(p, (int32_t)v, e->loc);
   become(e, r);
   o->changes++;
 }
@@ -716,19 +720,10 @@ static int vn_prim(Opt *o, LcuExpr *e, const int *a) {
   default: break;
   }
   if (e->nargs == 2 && t0 && t0->kind == LT_INT && is_const(o, a[0], LT_INT) && is_const(o, a[1], LT_INT)) {
-    uint32_t x = (uint32_t)const_int(o, a[0]), y = (uint32_t)const_int(o, a[1]);
-    switch (p) {
-    case LP_ADD: return vn_int(o, (int32_t)(x + y));
-    case LP_SUB: return vn_int(o, (int32_t)(x - y));
-    case LP_MUL: return vn_int(o, (int32_t)(x * y));
-    case LP_EQ: return vn_bool(o, x == y);
-    case LP_NE: return vn_bool(o, x != y);
-    case LP_LT: return vn_bool(o, (int32_t)x < (int32_t)y);
-    case LP_LE: return vn_bool(o, (int32_t)x <= (int32_t)y);
-    case LP_GT: return vn_bool(o, (int32_t)x > (int32_t)y);
-    case LP_GE: return vn_bool(o, (int32_t)x >= (int32_t)y);
-    default: break;
-    }
+    int64_t v;
+    bool is_bool;
+    if (fold_binary(p, true, const_int(o, a[0]), const_int(o, a[1]), &v, &is_bool))
+      return is_bool ? vn_bool(o, (int)v) : vn_int(o, (int32_t)v);
   }
   /* x compared with itself (not a float: NaN is not equal to itself), as in a length
    * check of two lengths proved equal: a literal, so the check goes */
@@ -1096,9 +1091,6 @@ static bool fault_free(const LcuExpr *e) {
       if (!pure_prim(e->prim)) return false;
     }
   }
-  if (e->kind == LE_LET || e->kind == LE_IF)
-    for (int i = 0; i < e->nargs; i++)
-      if (!fault_free(e->args[i])) return false;
   for (int i = 0; i < e->nargs; i++)
     if (!fault_free(e->args[i])) return false;
   return true;
