@@ -255,7 +255,9 @@ SCANRED(xor, OP_XOR)
 static NlVal p_permute(NlVal *a) {
   NlSeq *v = A0.s, *ix = A1.s;
   if (v->n != ix->n) nesl_rt_error("Bad arguments to function PERMUTE.");
-  NlSeq *r = nesl_seq_new(v->ek, v->n);
+  /* Duplicate indices are not detected (as in NESL); the slots they leave unwritten keep
+   * v's element of the same index, so they hold a value of the right type. */
+  NlSeq *r = copy_seq(v);
   int sz = esz(v);
   for (int k = 0; k < v->n; k++) {
     int j = ix->i[k];
