@@ -117,17 +117,18 @@ static int is_flat(const LcuType *t) {
 }
 
 /* Declared types come from the parser, whose grammar allows nested tuples. */
-static int check_decl_type(Ck *ck, const LcuType *t, NzLoc loc, const char *what) {
-  if (!t) {
-    err(ck, loc, "%s has no type", what);
-    return 0;
-  }
-  if (!is_flat(t)) {
-    err(ck, loc, "%s has type %s, but tuples must be flat (no tuple inside a tuple)", what,
-        ts(ck, t));
-    return 0;
-  }
-  return 1;
+/* A declared type must be present and flat. `what` names the declaration for the
+ * messages: a format with up to two names, formatted only when there is an error (the
+ * checker runs after every pass, over thousands of kernels). */
+static int check_decl_type(Ck *ck, const LcuType *t, NzLoc loc, const char *what, const char *a,
+                           const char *b) {
+  if (t && is_flat(t)) return 1;
+  const char *w = nz_sprintf(ck->tmp, what, a, b);
+  if (!t)
+    err(ck, loc, "%s has no type", w);
+  else
+    err(ck, loc, "%s has type %s, but tuples must be flat (no tuple inside a tuple)", w, ts(ck, t));
+  return 0;
 }
 
 /* ----------------------------------------------------------------- scopes */
@@ -830,19 +831,17 @@ static void check_kernel(Ck *ck, LcuKernel *k) {
   check_distinct(ck, k->params, k->nparams, "the kernel's parameters");
   for (int i = 0; i < k->nparams; i++) {
     LcuBinder *b = &k->params[i];
-    const char *what = nz_sprintf(ck->tmp, "parameter '%s' of kernel '%s'", b->name, k->name);
-    int ok = check_decl_type(ck, b->ty, or_loc(b->loc, k->loc), what);
+    int ok = check_decl_type(ck, b->ty, or_loc(b->loc, k->loc), "parameter '%s' of kernel '%s'", b->name, k->name);
     if (ok && b->ty->kind == LT_TUPLE) {
       err(ck, or_loc(b->loc, k->loc),
-          "%s is the tuple %s, but kernel parameters are scalars, arrays or segdes", what,
-          ts(ck, b->ty));
+          "parameter '%s' of kernel '%s' is the tuple %s, but kernel parameters are scalars, arrays or segdes",
+          b->name, k->name, ts(ck, b->ty));
       ok = 0;
     }
     b->slot = k->nslots++;
     scope_push(&ck->kscope, b->name, ok ? b->ty : NULL, b->slot); /* NULL: no errors about its uses */
   }
-  int ret_ok = check_decl_type(ck, k->ret, k->loc,
-                               nz_sprintf(ck->tmp, "the result of kernel '%s'", k->name));
+  int ret_ok = check_decl_type(ck, k->ret, k->loc, "the result of kernel '%s'", k->name, NULL);
   for (int i = 0; i < k->nsoacs; i++) check_soac(ck, &k->soacs[i]);
 
   const LcuType **rt = NZ_NEWN(ck->tmp, const LcuType *, k->nrets ? k->nrets : 1);
@@ -884,12 +883,10 @@ static void check_func(Ck *ck, LcuFunc *f) {
   check_distinct(ck, f->params, f->nparams, "the function's parameters");
   for (int i = 0; i < f->nparams; i++) {
     LcuBinder *b = &f->params[i];
-    check_decl_type(ck, b->ty, or_loc(b->loc, f->loc),
-                    nz_sprintf(ck->tmp, "parameter '%s' of function '%s'", b->name, f->name));
+    check_decl_type(ck, b->ty, or_loc(b->loc, f->loc), "parameter '%s' of function '%s'", b->name, f->name);
     bind(ck, b, b->ty);
   }
-  int ret_ok = check_decl_type(ck, f->ret, f->loc,
-                               nz_sprintf(ck->tmp, "the result of function '%s'", f->name));
+  int ret_ok = check_decl_type(ck, f->ret, f->loc, "the result of function '%s'", f->name, NULL);
   const LcuType *bt = f->body ? check_expr(ck, f->body, 1) : NULL;
   if (!f->body) err(ck, f->loc, "function '%s' has no body", f->name);
   f->nslots = ck->nslots;
