@@ -393,25 +393,16 @@ static int emit_mono(Job *j) {
   return rc;
 }
 
-/* emit --compile-time: seconds spent evaluating forms with the AST interpreter (emit
- * evaluates each form, since later forms' functions read its value as a literal). */
-static double eval_seconds;
-static int eval_timed(NlEnv *env, NlDecl *d) {
-  double t0 = nz_now();
-  int ok = nesl_eval_decl(env, d, false);
-  eval_seconds += nz_now() - t0;
-  return ok;
-}
-
-/* Evaluates d with the AST interpreter with nothing printed: the compiled path needs the
+/* Evaluates d with the AST interpreter, its output (prints, files written to stdout)
+ * discarded, and its messages too unless keep_errors: the compiled paths need the
  * top-level values that functions read (flattening makes them literals). */
-static int eval_quiet(NlEnv *env, NlDecl *d) {
+static int eval_silenced(NlEnv *env, NlDecl *d, bool keep_errors) {
   nz_stdout_flush();
   fflush(stderr);
   int o = dup(1), e = dup(2), nul = open("/dev/null", O_WRONLY);
   if (o < 0 || e < 0 || nul < 0) nz_die("cannot redirect output: %s", strerror(errno));
   dup2(nul, 1);
-  dup2(nul, 2);
+  if (!keep_errors) dup2(nul, 2);
   close(nul);
   int ok = nesl_eval_decl(env, d, false);
   nz_stdout_flush();
@@ -420,6 +411,18 @@ static int eval_quiet(NlEnv *env, NlDecl *d) {
   dup2(e, 2);
   close(o);
   close(e);
+  return ok;
+}
+
+static int eval_quiet(NlEnv *env, NlDecl *d) { return eval_silenced(env, d, false); }
+
+/* emit: a form evaluated because later forms read its value; a fault is reported. The
+ * seconds are --compile-time's "AST evaluation". */
+static double eval_seconds;
+static int eval_timed(NlEnv *env, NlDecl *d) {
+  double t0 = nz_now();
+  int ok = eval_silenced(env, d, true);
+  eval_seconds += nz_now() - t0;
   return ok;
 }
 
@@ -489,10 +492,61 @@ static void print_check(NlDecl *d) {
   nz_buf_free(&b);
 }
 
+/* Byte offset of a location in its source. */
+static size_t loc_offset(NzLoc l) {
+  const char *t = l.src->text;
+  size_t o = 0;
+  for (int line = 1; line < l.line && o < l.src->len; o++)
+    if (t[o] == '\n') line++;
+  o += l.col > 0 ? (size_t)l.col - 1 : 0;
+  return o < l.src->len ? o : l.src->len;
+}
+
+static bool ident_char(char c) { return c == '_' || (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'z'); }
+
+/* Does the identifier name occur (case-insensitively, as a whole word) in text[from..)? */
+static bool mentions(const NzSource *src, size_t from, const char *name) {
+  size_t n = strlen(name);
+  for (size_t o = from; o + n <= src->len; o++)
+    if ((o == 0 || !ident_char(src->text[o - 1])) && !strncasecmp(src->text + o, name, n) &&
+        (o + n == src->len || !ident_char(src->text[o + n])))
+      return true;
+  return false;
+}
+
+static bool pat_mentioned(const NzSource *src, size_t from, const NlPat *p) {
+  if (!p) return false;
+  if (p->k == P_VAR) return mentions(src, from, p->name);
+  return pat_mentioned(src, from, p->a) || pat_mentioned(src, from, p->b);
+}
+
+/* emit evaluates the forms with the AST interpreter because a later form's flattening
+ * reads the values of earlier ones. In the file given on the command line (no -e), forms
+ * after the last one whose names are mentioned later in the file (or followed by a
+ * `load`) are not evaluated: nothing reads their values, and the forms that are
+ * evaluated are the same prefix as before (the same rand state). Returns the number of
+ * forms of ds to evaluate. */
+static int forms_to_evaluate(Job *j, NzSource *src, NlDecl **ds, int n) {
+  if (j->depth != 1 || j->expr || j->show || !j->emit) return n;
+  int last = 0;
+  for (int i = 0; i < n; i++) {
+    NlDecl *d = ds[i];
+    if (d->k == D_LOAD || d->k == D_ERROR) {
+      last = i + 1; /* a loaded file may read anything */
+      continue;
+    }
+    if (d->k != D_BIND && d->k != D_EXPR) continue;
+    size_t from = i + 1 < n ? loc_offset(ds[i + 1]->loc) : src->len;
+    if (d->k == D_EXPR ? mentions(src, from, "it") : pat_mentioned(src, from, d->pat)) last = i + 1;
+  }
+  return last;
+}
+
 static int process_source(Job *j, NzSource *src) {
   NlDecl **ds;
   int n;
   nesl_parse(src, j->env->arena, true, &ds, &n); /* a syntax error is a last D_ERROR form */
+  int neval = forms_to_evaluate(j, src, ds, n);
   int ok = 1;
   for (int i = 0; i < n && ok && !j->exited; i++) {
     NlDecl *d = ds[i];
@@ -542,7 +596,7 @@ static int process_source(Job *j, NzSource *src) {
       if (d->k == D_BIND || d->k == D_EXPR) {
         emit_lcu(j, d);
         if (j->rc) ok = 0;
-        else if (!eval_timed(j->env, d)) ok = 0; /* later forms read its value */
+        else if (i < neval && !eval_timed(j->env, d)) ok = 0; /* later forms read its value */
       } else if (d->k == D_FUN || d->k == D_DATA) {
         ok = eval_timed(j->env, d);
       }

@@ -15,7 +15,12 @@ got=$(awk -F, 'NR>1{r++; b+=$7; a+=$8} END{print r, b, a}' "$tmp/b.csv")
 n=$(ls "$tmp/dot"/*.dot 2>/dev/null | wc -l)
 [ "$n" = "${want%% *}" ] || bad "--dot wrote $n pictures for ${want%% *} regions"
 grep -qE 'label="[a-z_]+_l[0-9]+_k_[0-9]+' "$tmp/dot"/*.dot || bad "no picture names a NESL function and line"
-printf '1 / 0 $\n' >"$tmp/bad.nesl"
-"$bin/nessie-bench" "$tmp/bad.nesl" >"$tmp/out" 2>&1 && bad "a faulting program benched"
+# A form that faults is benched when no later form reads its value (emit does not
+# evaluate it; the compiled program's check is there); when a later one does, emit must
+# evaluate it and reports the fault.
+printf '1 / 0 $\n' >"$tmp/last.nesl"
+"$bin/nessie-bench" "$tmp/last.nesl" >"$tmp/out" 2>&1 || bad "a program whose last form faults was not benched: $(cat "$tmp/out")"
+printf 'x = 1 / 0 $\nx + 1 $\n' >"$tmp/bad.nesl"
+"$bin/nessie-bench" "$tmp/bad.nesl" >"$tmp/out" 2>&1 && bad "a program reading a faulting form's value benched"
 grep -q 'Divide by zero' "$tmp/out" || bad "no front-end message: $(cat "$tmp/out")"
 exit $fail
