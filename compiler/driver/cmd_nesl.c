@@ -426,13 +426,15 @@ static int eval_timed(NlEnv *env, NlDecl *d) {
   return ok;
 }
 
-/* The compiled path: d becomes a form of the joined program, with its show. */
-static int compile_decl(Job *j, NlDecl *d) {
+/* The compiled path: d becomes a form of the joined program, with its show. A form
+ * that no later form reads (not `evaluate`) is not run here: if it faults, the compiled
+ * program stops there, and nothing after it needs its value. */
+static int compile_decl(Job *j, NlDecl *d, bool evaluate) {
   if ((d->k == D_BIND || d->k == D_EXPR) && !fn_valued(d)) {
     emit_lcu(j, d);
     if (j->rc) return 0;
     /* a run-time error: the compiled program stops at this form, as `nessie run` does */
-    if (!eval_quiet(j->env, d)) j->exited = true;
+    if (evaluate && !eval_quiet(j->env, d)) j->exited = true;
     return 1;
   }
   if (!eval_quiet(j->env, d)) return 0;
@@ -520,14 +522,14 @@ static bool pat_mentioned(const NzSource *src, size_t from, const NlPat *p) {
   return pat_mentioned(src, from, p->a) || pat_mentioned(src, from, p->b);
 }
 
-/* emit evaluates the forms with the AST interpreter because a later form's flattening
- * reads the values of earlier ones. In the file given on the command line (no -e), forms
+/* emit and the compiled path evaluate the forms with the AST interpreter because a later
+ * form's flattening reads the values of earlier ones. In the file given on the command line (no -e), forms
  * after the last one whose names are mentioned later in the file (or followed by a
  * `load`) are not evaluated: nothing reads their values, and the forms that are
  * evaluated are the same prefix as before (the same rand state). Returns the number of
  * forms of ds to evaluate. */
 static int forms_to_evaluate(Job *j, NzSource *src, NlDecl **ds, int n) {
-  if (j->depth != 1 || j->expr || j->show || !j->emit) return n;
+  if (j->depth != 1 || j->expr || !(j->emit || j->show)) return n;
   int last = 0;
   for (int i = 0; i < n; i++) {
     NlDecl *d = ds[i];
@@ -589,7 +591,7 @@ static int process_source(Job *j, NzSource *src) {
       break;
     }
     if (j->show) {
-      ok = compile_decl(j, d);
+      ok = compile_decl(j, d, i < neval);
     } else if (j->emit && !strcmp(j->stage, "mono")) {
       nz_vec_push(j->mono_decls, d); /* monomorphised once every form is checked */
     } else if (j->emit && strcmp(j->stage, "ast")) {
