@@ -876,15 +876,52 @@ static FlVal pass_val(Fl *F, FlVal v, FlParams *params, FlArgs *args, NzLoc loc)
   return r;
 }
 
+typedef NZ_VEC(int) FlIds;
+
 typedef struct {
   FlParams *params;
   FlArgs *args;
   NzLoc loc;
+  NzBuf *key; /* if set: the passed values' types, lifted or not (an instance's key) */
+  FlIds *ids; /* if set: the closures named by the passed values' types, added */
 } FlPass;
+
+static void fn_ids(const FlTy *t, FlIds *ids) {
+  if (t->a) fn_ids(t->a, ids);
+  if (t->b) fn_ids(t->b, ids);
+  if (t->k != FT_FN || t->fnid < 0) return;
+  for (int i = 0; i < ids->n; i++)
+    if (ids->v[i] == t->fnid) return;
+  nz_vec_push(*ids, t->fnid);
+}
 
 static FlVal cap_pass(Fl *F, FlVal v, void *arg) {
   FlPass *pp = arg;
+  if (pp->key) nz_buf_printf(pp->key, "%s%s;", v.t->key, v.ctx ? "^" : "");
+  if (pp->ids) fn_ids(v.t, pp->ids);
   return pass_val(F, v, pp->params, pp->args, pp->loc);
+}
+
+/* The closures a recursive function's arguments name (by the identities in their types,
+ * and in the types of what those closures read): what each reads is passed to the
+ * function as more parameters (params; the caller's values in args), and a copy that
+ * reads the parameters is pushed on F->lambdas for the function's body. key gets what
+ * was passed (the instance depends on it). */
+static void pass_lambdas(Fl *F, const FlVal *lv, int nl, FlParams *params, FlArgs *args, NzBuf *key, NzLoc loc) {
+  FlIds ids = {0};
+  for (int i = 0; i < nl; i++) fn_ids(lv[i].t, &ids);
+  int top = F->lambdas.n;
+  FlPass pp = {params, args, loc, key, &ids};
+  for (int j = 0; j < ids.n; j++) {
+    int i = top - 1;
+    while (i >= 0 && F->lambdas.v[i].fnid != ids.v[j]) i--;
+    if (i < 0) continue; /* a named function: nothing to pass */
+    struct FlLambda l = F->lambdas.v[i];
+    nz_buf_printf(key, "|lam%d:", l.fnid);
+    l.ups = cap_frames(F, &l, cap_pass, &pp);
+    nz_vec_push(F->lambdas, l);
+  }
+  nz_vec_free(ids);
 }
 
 static LcuExpr *call_of(Fl *F, const char *fname, FlArgs *args) {
@@ -926,7 +963,7 @@ static FlVal lower_each_serial(Fl *F, NlExpr *e) {
     if (used[i] && F->slots[i].t && !F->slots[i].ctx) slots[i] = pass_val(F, F->slots[i], &params, &args, e->loc);
   /* the lambdas made so far, with what they read passed too (the body may call them) */
   int nlam = F->lambdas.n;
-  FlPass pp = {&params, &args, e->loc};
+  FlPass pp = {&params, &args, e->loc, NULL, NULL};
   for (int i = F->lam_base; i < nlam; i++) {
     struct FlLambda l = F->lambdas.v[i];
     l.ups = cap_frames(F, &l, cap_pass, &pp);
@@ -1047,14 +1084,16 @@ static void leaf_pats(NlPat *q, NlPat **out, int *k) {
 }
 
 /* The λcu function for decl with its type variables bound to sub; lifted leaves in
- * mask (then its first parameter is the context's size). */
+ * mask (then its first parameter is the context's size); then the parameters xp, what
+ * the closures F->lambdas[lam0..] read (pass_lambdas, described by xkey). */
 static const char *instance(Fl *F, NlDecl *d, const FlTy **sub, int nsub, uint64_t mask,
-                            const FlTy *rt, NzLoc uloc) {
+                            const FlTy *rt, NzLoc uloc, const FlParams *xp, const char *xkey, int lam0) {
   bool user = d->body && d->body->user;
   NzBuf key = {0};
   nz_buf_printf(&key, "%s/%d|", d->name, d->global);
   for (int i = 0; i < nsub; i++) nz_buf_printf(&key, "%s;", sub[i] ? sub[i]->key : "?");
   nz_buf_printf(&key, "|%llx", (unsigned long long)mask);
+  if (xkey[0]) nz_buf_printf(&key, "|%s", xkey);
   if (!user && uloc.src) nz_buf_printf(&key, "|%s:%d:%d", uloc.src->name, uloc.line, uloc.col);
   const char *k = nz_intern_cstr(key.s);
   nz_buf_free(&key);
@@ -1084,7 +1123,7 @@ static const char *instance(Fl *F, NlDecl *d, const FlTy **sub, int nsub, uint64
   F->nups = 0;
   F->fn_name = d->name;
   F->fn_draws = false;
-  F->lam_base = F->lambdas.n;
+  F->lam_base = lam0;
   nz_vec_push(F->inlining, d);
   if (user) F->uloc = d->body->loc;
   else F->uloc = uloc;
@@ -1115,6 +1154,7 @@ static const char *instance(Fl *F, NlDecl *d, const FlTy **sub, int nsub, uint64
     }
     bind_pat(F, lp[i], v);
   }
+  for (int i = 0; i < xp->n; i++) nz_vec_push(params, xp->v[i]);
   fn->nparams = params.n;
   fn->params = lcu_binders(F->p, params.n);
   memcpy(fn->params, params.v, sizeof(LcuBinder) * (size_t)params.n);
@@ -1198,7 +1238,16 @@ static FlVal call_user(Fl *F, NlExpr *e, NlDecl *d, const FlTy **given) {
     r.t = rt;
     return r;
   }
-  const char *fname = instance(F, d, sub, d->ngvars, mask, rt, F->uloc);
+  FlParams xp = {0};
+  FlArgs xargs = {0};
+  NzBuf xkey = {0};
+  nz_buf_puts(&xkey, "");
+  int lam0 = F->lambdas.n;
+  pass_lambdas(F, lv, nl, &xp, &xargs, &xkey, e->loc);
+  const char *fname = instance(F, d, sub, d->ngvars, mask, rt, F->uloc, &xp, xkey.s, lam0);
+  F->lambdas.n = lam0; /* the copies, and the closures made inside, name its variables */
+  nz_vec_free(xp);
+  nz_buf_free(&xkey);
   bool drew = in_set((void *const *)draw_decls.v, draw_decls.n, d);
   for (int i = 0; i < F->insts.n && !drew; i++) drew = F->insts.v[i].fname == fname && F->insts.v[i].draws;
   if (drew) flan_note_draw(F, F->ctx ? 2 : 0); /* per element: only one by one keeps the order */
@@ -1206,6 +1255,8 @@ static FlVal call_user(Fl *F, NlExpr *e, NlDecl *d, const FlTy **given) {
   if (mask) nz_vec_push(args, flan_v(F, F->ctx->n));
   for (int i = 0; i < nl; i++)
     for (int j = 0; j < nc(lv[i]); j++) nz_vec_push(args, flan_v(F, lv[i].c[j]));
+  for (int i = 0; i < xargs.n; i++) nz_vec_push(args, xargs.v[i]);
+  nz_vec_free(xargs);
   LcuExpr **av = lcu_exprs(F->p, args.n);
   memcpy(av, args.v, sizeof(LcuExpr *) * (size_t)args.n);
   LcuExpr *c = lcu_call(F->p, fname, args.n, av, F->uloc);
