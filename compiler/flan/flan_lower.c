@@ -944,7 +944,7 @@ static FlVal lower_each_serial(Fl *F, NlExpr *e) {
   frame_reads(e->b, 0, used, F->nslots, &outer);
   bound_unuse(e, used, F->nslots);
   if (nb == 0 || outer || F->nups)
-    flan_unsupported(F, e->loc, "an apply-to-each whose elements draw random numbers here");
+    flan_unsupported(F, e->loc, "an apply-to-each whose elements must run one by one here (random draws, prints)");
   FlVal *g = NZ_NEWN(F->a, FlVal, ng);
   for (int i = 0; i < ng; i++) g[i] = lower(F, e->xs[i]);
   FlComp n = gen_length(F, g, ng, eloc, false);
