@@ -924,6 +924,35 @@ static void pass_lambdas(Fl *F, const FlVal *lv, int nl, FlParams *params, FlArg
   nz_vec_free(ids);
 }
 
+static NlGlobal *fn_global(NlEnv *env, int fnid);
+
+/* A closure made inside a recursive function and returned from it: a call outside
+ * would resolve it to another creation of its expression (F->lambdas keeps none made
+ * inside: what they read is named there). Refused when the closure reads variables
+ * around it (one that reads none is the same closure wherever it was made). */
+static void escaping_closure(Fl *F, const FlTy *rt, const FlVal *lv, int nl, NzLoc loc) {
+  FlIds in = {0}, out = {0};
+  for (int i = 0; i < nl; i++) fn_ids(lv[i].t, &in);
+  fn_ids(rt, &out);
+  bool bad = false;
+  for (int j = 0; j < out.n && !bad; j++) {
+    bool passed = fn_global(F->env, out.v[j]) != NULL;
+    for (int i = 0; i < in.n; i++) passed |= in.v[i] == out.v[j];
+    for (int i = F->lambdas.n - 1; i >= 0 && !passed; i--) {
+      struct FlLambda *l = &F->lambdas.v[i];
+      if (l->fnid != out.v[j]) continue;
+      int *mx = NZ_NEWN(F->a, int, l->nups > 0 ? l->nups : 1);
+      for (int k = 0; k < l->nups; k++) mx[k] = -1;
+      cap_walk(F, l->e->a, 0, l->ups, NULL, mx, l->nups, cap_pass, NULL);
+      for (int k = 0; k < l->nups; k++) bad |= mx[k] >= 0;
+      break;
+    }
+  }
+  nz_vec_free(in);
+  nz_vec_free(out);
+  if (bad) flan_unsupported(F, loc, "a closure made inside a recursive function and returned from it");
+}
+
 static LcuExpr *call_of(Fl *F, const char *fname, FlArgs *args) {
   LcuExpr **av = lcu_exprs(F->p, args->n);
   memcpy(av, args->v, sizeof(LcuExpr *) * (size_t)args->n);
@@ -1244,6 +1273,7 @@ static FlVal call_user(Fl *F, NlExpr *e, NlDecl *d, const FlTy **given) {
   nz_buf_puts(&xkey, "");
   int lam0 = F->lambdas.n;
   pass_lambdas(F, lv, nl, &xp, &xargs, &xkey, e->loc);
+  escaping_closure(F, rt, lv, nl, e->loc);
   const char *fname = instance(F, d, sub, d->ngvars, mask, rt, F->uloc, &xp, xkey.s, lam0);
   F->lambdas.n = lam0; /* the copies, and the closures made inside, name its variables */
   nz_vec_free(xp);
