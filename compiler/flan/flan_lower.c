@@ -339,6 +339,36 @@ static FlVal cap_rows(Fl *F, FlVal v, void *arg) {
   return flan_prim(F, "__elt", 2, a, v.t, F->uloc);
 }
 
+/* l's body reads variables around it (what a closure captures). */
+static bool lambda_reads_frames(Fl *F, struct FlLambda *l) {
+  int *mx = NZ_NEWN(F->a, int, l->nups > 0 ? l->nups : 1);
+  for (int k = 0; k < l->nups; k++) mx[k] = -1;
+  cap_walk(F, l->e->a, 0, l->ups, NULL, mx, l->nups, cap_pass, NULL);
+  for (int k = 0; k < l->nups; k++)
+    if (mx[k] >= 0) return true;
+  return false;
+}
+
+/* The creation of lambda fnid that function value fv (NULL: not known) stands for. One
+ * that reads nothing around it is the same closure wherever it was made: the newest.
+ * Otherwise only those made in the λcu function being built can be called here; the
+ * one whose tag fv is, else the only one. NULL if none; refused if several could be. */
+static struct FlLambda *find_lambda(Fl *F, int fnid, const FlVal *fv, NzLoc loc) {
+  struct FlLambda *only = NULL;
+  int n = 0;
+  for (int i = F->lambdas.n - 1; i >= 0; i--) {
+    struct FlLambda *l = &F->lambdas.v[i];
+    if (l->fnid != fnid) continue;
+    if (!lambda_reads_frames(F, l)) return l;
+    if (i < F->lam_base) continue;
+    if (fv && l->tag && fv->c[0].name == l->tag) return l;
+    only = l;
+    n++;
+  }
+  if (n > 1) flan_unsupported(F, loc, "a call of one of several closures made by one lambda expression");
+  return only;
+}
+
 static FlVal lower(Fl *F, NlExpr *e) {
   LcuProgram *p = F->p;
   NzLoc L = F->uloc;
@@ -395,22 +425,25 @@ static FlVal lower(Fl *F, NlExpr *e) {
   case E_EACH: return lower_each(F, e);
   case E_LAMBDA: {
     const FlTy *t = ty(F, e->ty, e->loc);
-    struct FlLambda l = {t->fnid, e, F->sub, F->gvars, F->nsub, NULL, F->nups + 1, F->ctx};
+    struct FlLambda l = {t->fnid, e, F->sub, F->gvars, F->nsub, NULL, F->nups + 1, F->ctx, NULL};
     l.ups = NZ_NEWN(F->a, FlVal *, l.nups);
     l.ups[0] = NZ_NEWN(F->a, FlVal, F->nslots > 0 ? F->nslots : 1);
     memcpy(l.ups[0], F->slots, sizeof(FlVal) * (size_t)F->nslots);
     for (int i = 0; i < F->nups; i++) l.ups[i + 1] = F->ups[i];
     if (!F->ctx) {
+      FlVal r = scalar_lit(F, t, lcu_int(p, t->fnid, L)); /* its tag */
+      l.tag = r.c[0].name;
       nz_vec_push(F->lambdas, l);
-      return scalar_lit(F, t, lcu_int(p, t->fnid, L)); /* its tag */
+      return r;
     }
     /* a closure per element: what it reads, in this context; its tag, the element */
     l.ups = cap_frames(F, &l, cap_derive, NULL);
-    nz_vec_push(F->lambdas, l);
     FlKb k;
     flan_kb_init(&k, F);
     FlVal r = {t, F->ctx, flan_comps(F, 1)};
     r.c[0] = flan_kb_map1(&k, F->ctx->n, flan_kix(&k), LT_INT);
+    l.tag = r.c[0].name;
+    nz_vec_push(F->lambdas, l);
     return r;
   }
   case E_TIME: {
@@ -913,10 +946,16 @@ static void pass_lambdas(Fl *F, const FlVal *lv, int nl, FlParams *params, FlArg
   int top = F->lambdas.n;
   FlPass pp = {params, args, loc, key, &ids};
   for (int j = 0; j < ids.n; j++) {
-    int i = top - 1;
-    while (i >= 0 && F->lambdas.v[i].fnid != ids.v[j]) i--;
-    if (i < 0) continue; /* a named function: nothing to pass */
-    struct FlLambda l = F->lambdas.v[i];
+    const FlVal *fv = NULL; /* an argument that is the closure itself names its creation */
+    for (int i = 0; i < nl && !fv; i++)
+      if (lv[i].t->k == FT_FN && lv[i].t->fnid == ids.v[j]) fv = &lv[i];
+    int pushed = F->lambdas.n;
+    F->lambdas.n = top; /* the copies pushed so far are not candidates */
+    struct FlLambda *found = find_lambda(F, ids.v[j], fv, loc);
+    F->lambdas.n = pushed;
+    if (!found) continue; /* a named function: nothing to pass */
+    struct FlLambda l = *found;
+    l.tag = NULL;
     nz_buf_printf(key, "|lam%d:", l.fnid);
     l.ups = cap_frames(F, &l, cap_pass, &pp);
     nz_vec_push(F->lambdas, l);
@@ -1404,9 +1443,8 @@ static FlVal call_value(Fl *F, NlExpr *e) {
   FlVal fv = lower(F, fe);
   if (fv.t->k != FT_FN) flan_unsupported(F, e->loc, "calling a value that is not a known function");
   if (fv.t->fnid < 0) flan_unsupported(F, e->loc, "calling a function held in a datatype");
-  for (int i = F->lambdas.n - 1; i >= 0; i--) {
-    struct FlLambda *l = &F->lambdas.v[i];
-    if (l->fnid != fv.t->fnid) continue;
+  struct FlLambda *l = find_lambda(F, fv.t->fnid, &fv, e->loc);
+  if (l) {
     NlExpr *lam = l->e;
     FlVal arg = lower(F, e->b);
     FlVal **ups = l->ups;
