@@ -977,15 +977,11 @@ static void escaping_closure(Fl *F, const FlTy *rt, const FlVal *lv, int nl, NzL
   for (int j = 0; j < out.n && !bad; j++) {
     bool passed = fn_global(F->env, out.v[j]) != NULL;
     for (int i = 0; i < in.n; i++) passed |= in.v[i] == out.v[j];
-    for (int i = F->lambdas.n - 1; i >= 0 && !passed; i--) {
-      struct FlLambda *l = &F->lambdas.v[i];
-      if (l->fnid != out.v[j]) continue;
-      int *mx = NZ_NEWN(F->a, int, l->nups > 0 ? l->nups : 1);
-      for (int k = 0; k < l->nups; k++) mx[k] = -1;
-      cap_walk(F, l->e->a, 0, l->ups, NULL, mx, l->nups, cap_pass, NULL);
-      for (int k = 0; k < l->nups; k++) bad |= mx[k] >= 0;
-      break;
-    }
+    for (int i = F->lambdas.n - 1; i >= 0 && !passed; i--)
+      if (F->lambdas.v[i].fnid == out.v[j]) {
+        bad = lambda_reads_frames(F, &F->lambdas.v[i]);
+        break;
+      }
   }
   nz_vec_free(in);
   nz_vec_free(out);
