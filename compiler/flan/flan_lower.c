@@ -352,10 +352,13 @@ static bool lambda_reads_frames(Fl *F, struct FlLambda *l) {
 /* The creation of lambda fnid that function value fv (NULL: not known) stands for. One
  * that reads nothing around it is the same closure wherever it was made: the newest.
  * Otherwise only those made in the λcu function being built can be called here; the
- * one whose tag fv is, else the only one. NULL if none; refused if several could be. */
-static struct FlLambda *find_lambda(Fl *F, int fnid, const FlVal *fv, NzLoc loc) {
+ * one whose tag fv is, else the only one. NULL if none, or (*several set) if several
+ * could be (refused by the caller, after freeing what it holds). */
+static const char *several_closures = "a call of one of several closures made by one lambda expression";
+static struct FlLambda *find_lambda(Fl *F, int fnid, const FlVal *fv, bool *several) {
   struct FlLambda *only = NULL;
   int n = 0;
+  *several = false;
   for (int i = F->lambdas.n - 1; i >= 0; i--) {
     struct FlLambda *l = &F->lambdas.v[i];
     if (l->fnid != fnid) continue;
@@ -365,8 +368,8 @@ static struct FlLambda *find_lambda(Fl *F, int fnid, const FlVal *fv, NzLoc loc)
     only = l;
     n++;
   }
-  if (n > 1) flan_unsupported(F, loc, "a call of one of several closures made by one lambda expression");
-  return only;
+  *several = n > 1;
+  return n > 1 ? NULL : only;
 }
 
 static FlVal lower(Fl *F, NlExpr *e) {
@@ -939,8 +942,9 @@ static FlVal cap_pass(Fl *F, FlVal v, void *arg) {
  * and in the types of what those closures read): what each reads is passed to the
  * function as more parameters (params; the caller's values in args), and a copy that
  * reads the parameters is pushed on F->lambdas for the function's body. key gets what
- * was passed (the instance depends on it). */
-static void pass_lambdas(Fl *F, const FlVal *lv, int nl, FlParams *params, FlArgs *args, NzBuf *key, NzLoc loc) {
+ * was passed (the instance depends on it). False if a closure is one of several
+ * (find_lambda). Never longjmps: the caller holds params, args and key. */
+static bool pass_lambdas(Fl *F, const FlVal *lv, int nl, FlParams *params, FlArgs *args, NzBuf *key, NzLoc loc) {
   FlIds ids = {0};
   for (int i = 0; i < nl; i++) fn_ids(lv[i].t, &ids);
   int top = F->lambdas.n;
@@ -951,8 +955,13 @@ static void pass_lambdas(Fl *F, const FlVal *lv, int nl, FlParams *params, FlArg
       if (lv[i].t->k == FT_FN && lv[i].t->fnid == ids.v[j]) fv = &lv[i];
     int pushed = F->lambdas.n;
     F->lambdas.n = top; /* the copies pushed so far are not candidates */
-    struct FlLambda *found = find_lambda(F, ids.v[j], fv, loc);
+    bool several;
+    struct FlLambda *found = find_lambda(F, ids.v[j], fv, &several);
     F->lambdas.n = pushed;
+    if (several) {
+      nz_vec_free(ids);
+      return false;
+    }
     if (!found) continue; /* a named function: nothing to pass */
     struct FlLambda l = *found;
     l.tag = NULL;
@@ -961,6 +970,7 @@ static void pass_lambdas(Fl *F, const FlVal *lv, int nl, FlParams *params, FlArg
     nz_vec_push(F->lambdas, l);
   }
   nz_vec_free(ids);
+  return true;
 }
 
 static NlGlobal *fn_global(NlEnv *env, int fnid);
@@ -1151,7 +1161,7 @@ static void leaf_pats(NlPat *q, NlPat **out, int *k) {
  * mask (then its first parameter is the context's size); then the parameters xp, what
  * the closures F->lambdas[lam0..] read (pass_lambdas, described by xkey). */
 static const char *instance(Fl *F, NlDecl *d, const FlTy **sub, int nsub, uint64_t mask,
-                            const FlTy *rt, NzLoc uloc, const FlParams *xp, const char *xkey, int lam0) {
+                            const FlTy *rt, NzLoc uloc, int nxp, const LcuBinder *xp, const char *xkey, int lam0) {
   bool user = d->body && d->body->user;
   NzBuf key = {0};
   nz_buf_printf(&key, "%s/%d|", d->name, d->global);
@@ -1218,7 +1228,7 @@ static const char *instance(Fl *F, NlDecl *d, const FlTy **sub, int nsub, uint64
     }
     bind_pat(F, lp[i], v);
   }
-  for (int i = 0; i < xp->n; i++) nz_vec_push(params, xp->v[i]);
+  for (int i = 0; i < nxp; i++) nz_vec_push(params, xp[i]);
   fn->nparams = params.n;
   fn->params = lcu_binders(F->p, params.n);
   memcpy(fn->params, params.v, sizeof(LcuBinder) * (size_t)params.n);
@@ -1302,17 +1312,25 @@ static FlVal call_user(Fl *F, NlExpr *e, NlDecl *d, const FlTy **given) {
     r.t = rt;
     return r;
   }
-  FlParams xp = {0};
-  FlArgs xargs = {0};
-  NzBuf xkey = {0};
-  nz_buf_puts(&xkey, "");
-  int lam0 = F->lambdas.n;
-  pass_lambdas(F, lv, nl, &xp, &xargs, &xkey, e->loc);
   escaping_closure(F, rt, lv, nl, e->loc);
-  const char *fname = instance(F, d, sub, d->ngvars, mask, rt, F->uloc, &xp, xkey.s, lam0);
+  /* what the closures passed read: into the arena before anything may longjmp */
+  FlParams xpv = {0};
+  FlArgs xav = {0};
+  NzBuf kb = {0};
+  int lam0 = F->lambdas.n;
+  bool one = pass_lambdas(F, lv, nl, &xpv, &xav, &kb, e->loc);
+  int nxp = xpv.n, nxa = xav.n;
+  LcuBinder *xp = lcu_binders(F->p, nxp > 0 ? nxp : 1);
+  LcuExpr **xargs = lcu_exprs(F->p, nxa > 0 ? nxa : 1);
+  if (nxp) memcpy(xp, xpv.v, sizeof(LcuBinder) * (size_t)nxp);
+  if (nxa) memcpy(xargs, xav.v, sizeof(LcuExpr *) * (size_t)nxa);
+  const char *xkey = nz_intern_cstr(kb.s ? kb.s : "");
+  nz_vec_free(xpv);
+  nz_vec_free(xav);
+  nz_buf_free(&kb);
+  if (!one) flan_unsupported(F, e->loc, several_closures);
+  const char *fname = instance(F, d, sub, d->ngvars, mask, rt, F->uloc, nxp, xp, xkey, lam0);
   F->lambdas.n = lam0; /* the copies, and the closures made inside, name its variables */
-  nz_vec_free(xp);
-  nz_buf_free(&xkey);
   bool drew = in_set((void *const *)draw_decls.v, draw_decls.n, d);
   for (int i = 0; i < F->insts.n && !drew; i++) drew = F->insts.v[i].fname == fname && F->insts.v[i].draws;
   if (drew) flan_note_draw(F, F->ctx ? 2 : 0); /* per element: only one by one keeps the order */
@@ -1320,8 +1338,7 @@ static FlVal call_user(Fl *F, NlExpr *e, NlDecl *d, const FlTy **given) {
   if (mask) nz_vec_push(args, flan_v(F, F->ctx->n));
   for (int i = 0; i < nl; i++)
     for (int j = 0; j < nc(lv[i]); j++) nz_vec_push(args, flan_v(F, lv[i].c[j]));
-  for (int i = 0; i < xargs.n; i++) nz_vec_push(args, xargs.v[i]);
-  nz_vec_free(xargs);
+  for (int i = 0; i < nxa; i++) nz_vec_push(args, xargs[i]);
   LcuExpr **av = lcu_exprs(F->p, args.n);
   memcpy(av, args.v, sizeof(LcuExpr *) * (size_t)args.n);
   LcuExpr *c = lcu_call(F->p, fname, args.n, av, F->uloc);
@@ -1439,7 +1456,9 @@ static FlVal call_value(Fl *F, NlExpr *e) {
   FlVal fv = lower(F, fe);
   if (fv.t->k != FT_FN) flan_unsupported(F, e->loc, "calling a value that is not a known function");
   if (fv.t->fnid < 0) flan_unsupported(F, e->loc, "calling a function held in a datatype");
-  struct FlLambda *l = find_lambda(F, fv.t->fnid, &fv, e->loc);
+  bool several;
+  struct FlLambda *l = find_lambda(F, fv.t->fnid, &fv, &several);
+  if (several) flan_unsupported(F, e->loc, several_closures);
   if (l) {
     NlExpr *lam = l->e;
     FlVal arg = lower(F, e->b);
