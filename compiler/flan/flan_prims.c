@@ -914,9 +914,9 @@ static FlVal error_prim(Fl *F, FlVal *a, const FlTy *rt, NzLoc loc) {
   else bad = cpu(F, lcu_type_base(LT_BOOL), lcu_bool(P, 1, L));
   /* A message per element: the first element's (row 0; none if no row). In a recursive
    * function called per element, a later element may fail at a shallower level, before
-   * the one the interpreter (element after element) reports. */
-  if (a[0].ctx && F->in_lifted_fn)
-    flan_unsupported(F, loc, "error with a message computed per element, in a recursive function called per element");
+   * the one the interpreter (element after element) reports: there the apply-to-each
+   * runs its elements one by one, as for rand's order (flan_note_draw). */
+  if (a[0].ctx && F->in_lifted_fn) flan_note_draw(F, 2);
   if (a[0].ctx) {
     LcuExpr *s0[2] = {flan_v(F, a[0].c[0]), iv(F, 0)};
     FlComp len = cpu(F, lcu_type_base(LT_INT), lcu_if(P, flan_v(F, bad), lcu_prim(P, LP_SEG_LEN, 2, s0, L), iv(F, 0), L));
