@@ -25,6 +25,9 @@ printf 'function say(n) = print_string("n=" ++ @n ++ [newline]) $\nsay(7) $\n{sa
 "$bin/nessie" lcu check "$tmp/pr.lcu" >"$tmp/out" 2>&1 || bad "print: the emitted program does not check: $(head -n 3 "$tmp/out")"
 out=$("$bin/nessie" lcu run "$tmp/pr.lcu" 2>&1 | head -n 3 | tr '\n' ' ')
 [ "$out" = "n=7 n=1 n=2 " ] || bad "print: the emitted program prints '$out'"
+# a source named - is standard input
+"$bin/nessie" emit tests/nesl/dotprod.nesl --stage=lcu | "$bin/nessie" lcu check - >"$tmp/out" 2>&1 ||
+  bad "emit | lcu check -: $(head -n 3 "$tmp/out")"
 # dotprod's last form, dot([1, 2, 3], [4, 5, 6]), is 32: the joined program's last value
 "$bin/nessie" emit tests/nesl/dotprod.nesl --stage=fused >"$tmp/d.lcu"
 out=$("$bin/nessie" lcu run "$tmp/d.lcu" 2>&1)
