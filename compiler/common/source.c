@@ -31,7 +31,8 @@ static void read_error(NzLoc from, const char *fmt, ...) {
 }
 
 NzSource *nz_source_read_at(const char *path, NzLoc from) {
-  FILE *f = fopen(path, "rb");
+  bool in = !strcmp(path, "-"); /* standard input: `nessie emit ... | nessie lcu check -` */
+  FILE *f = in ? stdin : fopen(path, "rb");
   if (!f) {
     read_error(from, "cannot open '%s': %s", path, strerror(errno));
     return NULL;
@@ -58,7 +59,7 @@ NzSource *nz_source_read_at(const char *path, NzLoc from) {
       break;
     }
   }
-  fclose(f);
+  if (!in) fclose(f);
   if (too_big || err) {
     if (too_big)
       read_error(from, "'%s' is larger than %d MiB, the limit on a source file", path, NZ_SOURCE_MAX >> 20);

@@ -88,6 +88,7 @@ typedef struct {
     FlVal **ups; /* the frames around it, innermost first (a copy, as at run time) */
     int nups;
     FlCtx *ctx; /* made in this context: its tag is the element's index there */
+    const char *tag; /* the name of the tag it was made with (NULL: a copy passed in) */
   }) lambdas;
   int lam_base; /* lambdas[lam_base..] were made in the λcu function being built */
   FlVal **ups; /* the enclosing frames of the lambda body being lowered */
@@ -189,8 +190,8 @@ void flan_text_float(Fl *F, FlComp n, FlComp **a, FlComp *out, NzLoc loc); /* __
 void flan_text_parse_float(Fl *F, FlComp *a, FlComp *out, NzLoc loc);       /* __parse_float */
 void flan_text_print(Fl *F, FlComp n, FlComp *a, FlComp *out, NzLoc loc);   /* __print_string */
 /* __print_string in the current context: its text lifted there if it is not, so that
- * every row prints; refused where rows would print in another order than the AST
- * interpreter's (element by element) */
+ * every row prints; where rows would print in another order than the AST interpreter's
+ * (element by element), the apply-to-each is noted to run one by one (flan_note_draw) */
 FlVal flan_text_print_arg(Fl *F, FlVal s, NzLoc loc);
 /* __open, __close, ... __spawn (unlifted): false if name is none of them */
 bool flan_text_io(Fl *F, const char *name, int nargs, FlVal *args, const FlTy *rt, NzLoc loc, FlVal *out);

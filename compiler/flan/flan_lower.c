@@ -339,6 +339,39 @@ static FlVal cap_rows(Fl *F, FlVal v, void *arg) {
   return flan_prim(F, "__elt", 2, a, v.t, F->uloc);
 }
 
+/* l's body reads variables around it (what a closure captures). */
+static bool lambda_reads_frames(Fl *F, struct FlLambda *l) {
+  int *mx = NZ_NEWN(F->a, int, l->nups > 0 ? l->nups : 1);
+  for (int k = 0; k < l->nups; k++) mx[k] = -1;
+  cap_walk(F, l->e->a, 0, l->ups, NULL, mx, l->nups, cap_pass, NULL);
+  for (int k = 0; k < l->nups; k++)
+    if (mx[k] >= 0) return true;
+  return false;
+}
+
+/* The creation of lambda fnid that function value fv (NULL: not known) stands for. One
+ * that reads nothing around it is the same closure wherever it was made: the newest.
+ * Otherwise only those made in the λcu function being built can be called here; the
+ * one whose tag fv is, else the only one. NULL if none, or (*several set) if several
+ * could be (refused by the caller, after freeing what it holds). */
+static const char *several_closures = "a call of one of several closures made by one lambda expression";
+static struct FlLambda *find_lambda(Fl *F, int fnid, const FlVal *fv, bool *several) {
+  struct FlLambda *only = NULL;
+  int n = 0;
+  *several = false;
+  for (int i = F->lambdas.n - 1; i >= 0; i--) {
+    struct FlLambda *l = &F->lambdas.v[i];
+    if (l->fnid != fnid) continue;
+    if (!lambda_reads_frames(F, l)) return l;
+    if (i < F->lam_base) continue;
+    if (fv && l->tag && fv->c[0].name == l->tag) return l;
+    only = l;
+    n++;
+  }
+  *several = n > 1;
+  return n > 1 ? NULL : only;
+}
+
 static FlVal lower(Fl *F, NlExpr *e) {
   LcuProgram *p = F->p;
   NzLoc L = F->uloc;
@@ -395,22 +428,25 @@ static FlVal lower(Fl *F, NlExpr *e) {
   case E_EACH: return lower_each(F, e);
   case E_LAMBDA: {
     const FlTy *t = ty(F, e->ty, e->loc);
-    struct FlLambda l = {t->fnid, e, F->sub, F->gvars, F->nsub, NULL, F->nups + 1, F->ctx};
+    struct FlLambda l = {t->fnid, e, F->sub, F->gvars, F->nsub, NULL, F->nups + 1, F->ctx, NULL};
     l.ups = NZ_NEWN(F->a, FlVal *, l.nups);
     l.ups[0] = NZ_NEWN(F->a, FlVal, F->nslots > 0 ? F->nslots : 1);
     memcpy(l.ups[0], F->slots, sizeof(FlVal) * (size_t)F->nslots);
     for (int i = 0; i < F->nups; i++) l.ups[i + 1] = F->ups[i];
     if (!F->ctx) {
+      FlVal r = scalar_lit(F, t, lcu_int(p, t->fnid, L)); /* its tag */
+      l.tag = r.c[0].name;
       nz_vec_push(F->lambdas, l);
-      return scalar_lit(F, t, lcu_int(p, t->fnid, L)); /* its tag */
+      return r;
     }
     /* a closure per element: what it reads, in this context; its tag, the element */
     l.ups = cap_frames(F, &l, cap_derive, NULL);
-    nz_vec_push(F->lambdas, l);
     FlKb k;
     flan_kb_init(&k, F);
     FlVal r = {t, F->ctx, flan_comps(F, 1)};
     r.c[0] = flan_kb_map1(&k, F->ctx->n, flan_kix(&k), LT_INT);
+    l.tag = r.c[0].name;
+    nz_vec_push(F->lambdas, l);
     return r;
   }
   case E_TIME: {
@@ -876,15 +912,90 @@ static FlVal pass_val(Fl *F, FlVal v, FlParams *params, FlArgs *args, NzLoc loc)
   return r;
 }
 
+typedef NZ_VEC(int) FlIds;
+
 typedef struct {
   FlParams *params;
   FlArgs *args;
   NzLoc loc;
+  NzBuf *key; /* if set: the passed values' types, lifted or not (an instance's key) */
+  FlIds *ids; /* if set: the closures named by the passed values' types, added */
 } FlPass;
+
+static void fn_ids(const FlTy *t, FlIds *ids) {
+  if (t->a) fn_ids(t->a, ids);
+  if (t->b) fn_ids(t->b, ids);
+  if (t->k != FT_FN || t->fnid < 0) return;
+  for (int i = 0; i < ids->n; i++)
+    if (ids->v[i] == t->fnid) return;
+  nz_vec_push(*ids, t->fnid);
+}
 
 static FlVal cap_pass(Fl *F, FlVal v, void *arg) {
   FlPass *pp = arg;
+  if (pp->key) nz_buf_printf(pp->key, "%s%s;", v.t->key, v.ctx ? "^" : "");
+  if (pp->ids) fn_ids(v.t, pp->ids);
   return pass_val(F, v, pp->params, pp->args, pp->loc);
+}
+
+/* The closures a recursive function's arguments name (by the identities in their types,
+ * and in the types of what those closures read): what each reads is passed to the
+ * function as more parameters (params; the caller's values in args), and a copy that
+ * reads the parameters is pushed on F->lambdas for the function's body. key gets what
+ * was passed (the instance depends on it). False if a closure is one of several
+ * (find_lambda). Never longjmps: the caller holds params, args and key. */
+static bool pass_lambdas(Fl *F, const FlVal *lv, int nl, FlParams *params, FlArgs *args, NzBuf *key, NzLoc loc) {
+  FlIds ids = {0};
+  for (int i = 0; i < nl; i++) fn_ids(lv[i].t, &ids);
+  int top = F->lambdas.n;
+  FlPass pp = {params, args, loc, key, &ids};
+  for (int j = 0; j < ids.n; j++) {
+    const FlVal *fv = NULL; /* an argument that is the closure itself names its creation */
+    for (int i = 0; i < nl && !fv; i++)
+      if (lv[i].t->k == FT_FN && lv[i].t->fnid == ids.v[j]) fv = &lv[i];
+    int pushed = F->lambdas.n;
+    F->lambdas.n = top; /* the copies pushed so far are not candidates */
+    bool several;
+    struct FlLambda *found = find_lambda(F, ids.v[j], fv, &several);
+    F->lambdas.n = pushed;
+    if (several) {
+      nz_vec_free(ids);
+      return false;
+    }
+    if (!found) continue; /* a named function: nothing to pass */
+    struct FlLambda l = *found;
+    l.tag = NULL;
+    nz_buf_printf(key, "|lam%d:", l.fnid);
+    l.ups = cap_frames(F, &l, cap_pass, &pp);
+    nz_vec_push(F->lambdas, l);
+  }
+  nz_vec_free(ids);
+  return true;
+}
+
+static NlGlobal *fn_global(NlEnv *env, int fnid);
+
+/* A closure made inside a recursive function and returned from it: a call outside
+ * would resolve it to another creation of its expression (F->lambdas keeps none made
+ * inside: what they read is named there). Refused when the closure reads variables
+ * around it (one that reads none is the same closure wherever it was made). */
+static void escaping_closure(Fl *F, const FlTy *rt, const FlVal *lv, int nl, NzLoc loc) {
+  FlIds in = {0}, out = {0};
+  for (int i = 0; i < nl; i++) fn_ids(lv[i].t, &in);
+  fn_ids(rt, &out);
+  bool bad = false;
+  for (int j = 0; j < out.n && !bad; j++) {
+    bool passed = fn_global(F->env, out.v[j]) != NULL;
+    for (int i = 0; i < in.n; i++) passed |= in.v[i] == out.v[j];
+    for (int i = F->lambdas.n - 1; i >= 0 && !passed; i--)
+      if (F->lambdas.v[i].fnid == out.v[j]) {
+        bad = lambda_reads_frames(F, &F->lambdas.v[i]);
+        break;
+      }
+  }
+  nz_vec_free(in);
+  nz_vec_free(out);
+  if (bad) flan_unsupported(F, loc, "a closure made inside a recursive function and returned from it");
 }
 
 static LcuExpr *call_of(Fl *F, const char *fname, FlArgs *args) {
@@ -907,7 +1018,7 @@ static FlVal lower_each_serial(Fl *F, NlExpr *e) {
   frame_reads(e->b, 0, used, F->nslots, &outer);
   bound_unuse(e, used, F->nslots);
   if (nb == 0 || outer || F->nups)
-    flan_unsupported(F, e->loc, "an apply-to-each whose elements draw random numbers here");
+    flan_unsupported(F, e->loc, "an apply-to-each whose elements must run one by one here (random draws, prints)");
   FlVal *g = NZ_NEWN(F->a, FlVal, ng);
   for (int i = 0; i < ng; i++) g[i] = lower(F, e->xs[i]);
   FlComp n = gen_length(F, g, ng, eloc, false);
@@ -926,7 +1037,7 @@ static FlVal lower_each_serial(Fl *F, NlExpr *e) {
     if (used[i] && F->slots[i].t && !F->slots[i].ctx) slots[i] = pass_val(F, F->slots[i], &params, &args, e->loc);
   /* the lambdas made so far, with what they read passed too (the body may call them) */
   int nlam = F->lambdas.n;
-  FlPass pp = {&params, &args, e->loc};
+  FlPass pp = {&params, &args, e->loc, NULL, NULL};
   for (int i = F->lam_base; i < nlam; i++) {
     struct FlLambda l = F->lambdas.v[i];
     l.ups = cap_frames(F, &l, cap_pass, &pp);
@@ -1047,14 +1158,16 @@ static void leaf_pats(NlPat *q, NlPat **out, int *k) {
 }
 
 /* The λcu function for decl with its type variables bound to sub; lifted leaves in
- * mask (then its first parameter is the context's size). */
+ * mask (then its first parameter is the context's size); then the parameters xp, what
+ * the closures F->lambdas[lam0..] read (pass_lambdas, described by xkey). */
 static const char *instance(Fl *F, NlDecl *d, const FlTy **sub, int nsub, uint64_t mask,
-                            const FlTy *rt, NzLoc uloc) {
+                            const FlTy *rt, NzLoc uloc, int nxp, const LcuBinder *xp, const char *xkey, int lam0) {
   bool user = d->body && d->body->user;
   NzBuf key = {0};
   nz_buf_printf(&key, "%s/%d|", d->name, d->global);
   for (int i = 0; i < nsub; i++) nz_buf_printf(&key, "%s;", sub[i] ? sub[i]->key : "?");
   nz_buf_printf(&key, "|%llx", (unsigned long long)mask);
+  if (xkey[0]) nz_buf_printf(&key, "|%s", xkey);
   if (!user && uloc.src) nz_buf_printf(&key, "|%s:%d:%d", uloc.src->name, uloc.line, uloc.col);
   const char *k = nz_intern_cstr(key.s);
   nz_buf_free(&key);
@@ -1084,7 +1197,7 @@ static const char *instance(Fl *F, NlDecl *d, const FlTy **sub, int nsub, uint64
   F->nups = 0;
   F->fn_name = d->name;
   F->fn_draws = false;
-  F->lam_base = F->lambdas.n;
+  F->lam_base = lam0;
   nz_vec_push(F->inlining, d);
   if (user) F->uloc = d->body->loc;
   else F->uloc = uloc;
@@ -1115,6 +1228,7 @@ static const char *instance(Fl *F, NlDecl *d, const FlTy **sub, int nsub, uint64
     }
     bind_pat(F, lp[i], v);
   }
+  for (int i = 0; i < nxp; i++) nz_vec_push(params, xp[i]);
   fn->nparams = params.n;
   fn->params = lcu_binders(F->p, params.n);
   memcpy(fn->params, params.v, sizeof(LcuBinder) * (size_t)params.n);
@@ -1198,7 +1312,25 @@ static FlVal call_user(Fl *F, NlExpr *e, NlDecl *d, const FlTy **given) {
     r.t = rt;
     return r;
   }
-  const char *fname = instance(F, d, sub, d->ngvars, mask, rt, F->uloc);
+  escaping_closure(F, rt, lv, nl, e->loc);
+  /* what the closures passed read: into the arena before anything may longjmp */
+  FlParams xpv = {0};
+  FlArgs xav = {0};
+  NzBuf kb = {0};
+  int lam0 = F->lambdas.n;
+  bool one = pass_lambdas(F, lv, nl, &xpv, &xav, &kb, e->loc);
+  int nxp = xpv.n, nxa = xav.n;
+  LcuBinder *xp = lcu_binders(F->p, nxp > 0 ? nxp : 1);
+  LcuExpr **xargs = lcu_exprs(F->p, nxa > 0 ? nxa : 1);
+  if (nxp) memcpy(xp, xpv.v, sizeof(LcuBinder) * (size_t)nxp);
+  if (nxa) memcpy(xargs, xav.v, sizeof(LcuExpr *) * (size_t)nxa);
+  const char *xkey = nz_intern_cstr(kb.s ? kb.s : "");
+  nz_vec_free(xpv);
+  nz_vec_free(xav);
+  nz_buf_free(&kb);
+  if (!one) flan_unsupported(F, e->loc, several_closures);
+  const char *fname = instance(F, d, sub, d->ngvars, mask, rt, F->uloc, nxp, xp, xkey, lam0);
+  F->lambdas.n = lam0; /* the copies, and the closures made inside, name its variables */
   bool drew = in_set((void *const *)draw_decls.v, draw_decls.n, d);
   for (int i = 0; i < F->insts.n && !drew; i++) drew = F->insts.v[i].fname == fname && F->insts.v[i].draws;
   if (drew) flan_note_draw(F, F->ctx ? 2 : 0); /* per element: only one by one keeps the order */
@@ -1206,6 +1338,7 @@ static FlVal call_user(Fl *F, NlExpr *e, NlDecl *d, const FlTy **given) {
   if (mask) nz_vec_push(args, flan_v(F, F->ctx->n));
   for (int i = 0; i < nl; i++)
     for (int j = 0; j < nc(lv[i]); j++) nz_vec_push(args, flan_v(F, lv[i].c[j]));
+  for (int i = 0; i < nxa; i++) nz_vec_push(args, xargs[i]);
   LcuExpr **av = lcu_exprs(F->p, args.n);
   memcpy(av, args.v, sizeof(LcuExpr *) * (size_t)args.n);
   LcuExpr *c = lcu_call(F->p, fname, args.n, av, F->uloc);
@@ -1323,9 +1456,10 @@ static FlVal call_value(Fl *F, NlExpr *e) {
   FlVal fv = lower(F, fe);
   if (fv.t->k != FT_FN) flan_unsupported(F, e->loc, "calling a value that is not a known function");
   if (fv.t->fnid < 0) flan_unsupported(F, e->loc, "calling a function held in a datatype");
-  for (int i = F->lambdas.n - 1; i >= 0; i--) {
-    struct FlLambda *l = &F->lambdas.v[i];
-    if (l->fnid != fv.t->fnid) continue;
+  bool several;
+  struct FlLambda *l = find_lambda(F, fv.t->fnid, &fv, &several);
+  if (several) flan_unsupported(F, e->loc, several_closures);
+  if (l) {
     NlExpr *lam = l->e;
     FlVal arg = lower(F, e->b);
     FlVal **ups = l->ups;

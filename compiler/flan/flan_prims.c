@@ -909,11 +909,22 @@ static int unrow(Fl *F, const FlTy *t, FlComp *c, FlComp *out) {
 }
 
 static FlVal error_prim(Fl *F, FlVal *a, const FlTy *rt, NzLoc loc) {
-  if (a[0].ctx) flan_unsupported(F, loc, "error with a message computed per element");
-  FlComp bad;
+  FlComp bad, text = a[0].c[0];
   if (F->ctx) bad = cpu(F, lcu_type_base(LT_BOOL), p2(F, LP_GT, flan_v(F, F->ctx->n), iv(F, 0)));
   else bad = cpu(F, lcu_type_base(LT_BOOL), lcu_bool(P, 1, L));
-  LcuExpr *msg[2] = {flan_v(F, bad), flan_v(F, a[0].c[0])};
+  /* A message per element: the first element's (row 0; none if no row). In a recursive
+   * function called per element, a later element may fail at a shallower level, before
+   * the one the interpreter (element after element) reports: there the apply-to-each
+   * runs its elements one by one, as for rand's order (flan_note_draw). */
+  if (a[0].ctx && F->in_lifted_fn) flan_note_draw(F, 2);
+  if (a[0].ctx) {
+    LcuExpr *s0[2] = {flan_v(F, a[0].c[0]), iv(F, 0)};
+    FlComp len = cpu(F, lcu_type_base(LT_INT), lcu_if(P, flan_v(F, bad), lcu_prim(P, LP_SEG_LEN, 2, s0, L), iv(F, 0), L));
+    FlKb k;
+    flan_kb_init(&k, F);
+    text = flan_kb_map1(&k, len, lcu_index(P, flan_kc(&k, a[0].c[1]), flan_kix(&k), L), LT_CHAR);
+  }
+  LcuExpr *msg[2] = {flan_v(F, bad), flan_v(F, text)};
   cpu(F, lcu_type_unit(), lcu_prim(P, LP_FAIL_IF, 2, msg, loc));
   /* never used: a value of the right shape */
   FlVal r = {rt, F->ctx, flan_comps(F, flan_ncomp(rt, F->ctx != NULL))};

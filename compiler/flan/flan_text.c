@@ -104,13 +104,11 @@ FlVal flan_text_print_arg(Fl *F, FlVal s, NzLoc loc) {
    * an apply-to-each element by element. They agree when the apply-to-each (with the
    * ones nested in it) has one print site that runs once per element: not two sites
    * (a0 a1 b0 b1 against a0 b0 a1 b1), not inside a lifted recursive function (each
-   * level prints all its rows before the next). */
-  if (F->in_lifted_fn)
-    flan_unsupported(F, loc, "printing inside a recursive function called in an apply-to-each (the output's order)");
+   * level prints all its rows before the next). Otherwise the apply-to-each runs its
+   * elements one by one, as for rand's order (flan_note_draw, lower_each_serial). */
   FlCtx *root = F->ctx;
   while (root->parent) root = root->parent;
-  if (root->prints++ > 0)
-    flan_unsupported(F, loc, "two prints in one apply-to-each (the output's order)");
+  if (F->in_lifted_fn || root->prints++ > 0) flan_note_draw(F, 2);
   return s.ctx ? s : flan_lift(F, s, F->ctx);
 }
 

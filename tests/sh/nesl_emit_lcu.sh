@@ -18,6 +18,16 @@ for p in dotprod quicksort quickhull nested_seqs; do
     cmp -s "$tmp/a.lcu" "$tmp/b.lcu" || bad "$p ($stage): print does not round-trip"
   done
 done
+# a form that prints: its output is not part of the emitted program (emit evaluates the
+# forms with the AST interpreter for the later ones), but running the program prints it
+printf 'function say(n) = print_string("n=" ++ @n ++ [newline]) $\nsay(7) $\n{say(i) : i in [1, 2]} $\n' >"$tmp/pr.nesl"
+"$bin/nessie" emit "$tmp/pr.nesl" --stage=lcu >"$tmp/pr.lcu" 2>"$tmp/err" || bad "print: emit failed: $(head -n 3 "$tmp/err")"
+"$bin/nessie" lcu check "$tmp/pr.lcu" >"$tmp/out" 2>&1 || bad "print: the emitted program does not check: $(head -n 3 "$tmp/out")"
+out=$("$bin/nessie" lcu run "$tmp/pr.lcu" 2>&1 | head -n 3 | tr '\n' ' ')
+[ "$out" = "n=7 n=1 n=2 " ] || bad "print: the emitted program prints '$out'"
+# a source named - is standard input
+"$bin/nessie" emit tests/nesl/dotprod.nesl --stage=lcu | "$bin/nessie" lcu check - >"$tmp/out" 2>&1 ||
+  bad "emit | lcu check -: $(head -n 3 "$tmp/out")"
 # dotprod's last form, dot([1, 2, 3], [4, 5, 6]), is 32: the joined program's last value
 "$bin/nessie" emit tests/nesl/dotprod.nesl --stage=fused >"$tmp/d.lcu"
 out=$("$bin/nessie" lcu run "$tmp/d.lcu" 2>&1)

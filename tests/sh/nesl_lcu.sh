@@ -3,10 +3,10 @@
 # lowering, the λcu interpreter) gives byte for byte the output, errors and exit status
 # of the reference AST interpreter: unfused, and fused by greedy-down, greedy-up, ilp-decomp
 # and ilp-cg. Programs listed in tests/nesl/lcu_unsupported.txt (each with its reason)
-# are not compared and never counted as passed; a listed program that now matches is
-# reported so the list shrinks. NESL_LCU_SCHEDULERS overrides the scheduler list (the
-# sanitizer build runs none and greedy-down unless it is given). NESL_LCU_PROGRAMS="a b"
-# runs only those programs.
+# are not compared and never counted as passed, but must be refused (exit 3), never run
+# wrongly; a listed program that now matches is reported so the list shrinks.
+# NESL_LCU_SCHEDULERS overrides the scheduler list (the sanitizer build runs none and
+# greedy-down unless it is given). NESL_LCU_PROGRAMS="a b" runs only those programs.
 source "$(dirname "$0")/common.bash"
 cd "$(dirname "$0")/../.."
 list=tests/nesl/lcu_unsupported.txt
@@ -36,7 +36,12 @@ for f in tests/nesl/*.nesl; do
     skipped=$((skipped + 1))
     timeout 120 "$bin/nessie" run "$f" "${extra[@]}" --interp=lcu --check >"$tmp/lcu" 2>&1 </dev/null
     echo "exit $?" >>"$tmp/lcu"
-    cmp -s "$tmp/ast" "$tmp/lcu" && now_ok+=("$name")
+    if cmp -s "$tmp/ast" "$tmp/lcu"; then
+      now_ok+=("$name")
+    elif [ "$(tail -n 1 "$tmp/lcu")" != "exit 3" ]; then # refused, never run wrongly
+      bad "$f: listed as not supported, but --interp=lcu neither refuses it (exit 3) nor matches"
+      diff "$tmp/ast" "$tmp/lcu" | head -n 6
+    fi
     continue
   fi
   for s in $scheds; do
