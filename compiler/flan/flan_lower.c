@@ -876,14 +876,30 @@ static FlVal pass_val(Fl *F, FlVal v, FlParams *params, FlArgs *args, NzLoc loc)
   return r;
 }
 
+typedef NZ_VEC(int) FlIds;
+
 typedef struct {
   FlParams *params;
   FlArgs *args;
   NzLoc loc;
+  FlIds *ids; /* if not NULL, gets the identities of the functions in what is passed */
 } FlPass;
+
+/* The identities of the lambdas a value of type t may hold, added to ids. */
+static void fn_ids(const FlTy *t, FlIds *ids) {
+  if (!t) return;
+  if (t->k == FT_FN && t->fnid >= 0) {
+    int i = 0;
+    while (i < ids->n && ids->v[i] != t->fnid) i++;
+    if (i == ids->n) nz_vec_push(*ids, t->fnid);
+  }
+  fn_ids(t->a, ids);
+  fn_ids(t->b, ids);
+}
 
 static FlVal cap_pass(Fl *F, FlVal v, void *arg) {
   FlPass *pp = arg;
+  if (pp->ids) fn_ids(v.t, pp->ids);
   return pass_val(F, v, pp->params, pp->args, pp->loc);
 }
 
@@ -926,7 +942,7 @@ static FlVal lower_each_serial(Fl *F, NlExpr *e) {
     if (used[i] && F->slots[i].t && !F->slots[i].ctx) slots[i] = pass_val(F, F->slots[i], &params, &args, e->loc);
   /* the lambdas made so far, with what they read passed too (the body may call them) */
   int nlam = F->lambdas.n;
-  FlPass pp = {&params, &args, e->loc};
+  FlPass pp = {&params, &args, e->loc, NULL};
   for (int i = F->lam_base; i < nlam; i++) {
     struct FlLambda l = F->lambdas.v[i];
     l.ups = cap_frames(F, &l, cap_pass, &pp);
@@ -1046,15 +1062,66 @@ static void leaf_pats(NlPat *q, NlPat **out, int *k) {
   } else leaf_pats(q->a, out, k);
 }
 
+/* The lambdas made in the λcu function being built that a CPU function given these
+ * arguments may call: those whose identities are in the arguments' types, and in what
+ * those lambdas read, transitively. Each is copied with every value it reads passed to
+ * the callee (parameters params, the caller's values args), and sig describes them for
+ * the instance's key. In the arena: lowering the callee may longjmp. */
+typedef struct {
+  struct FlLambda *lams;
+  int nlams, nparams;
+  LcuBinder *params;
+  LcuExpr **args;
+  const char *sig;
+} FlCopies;
+
+static FlCopies lambda_copies(Fl *F, const FlVal *lv, int nl) {
+  FlIds ids = {0};
+  FlParams params = {0};
+  FlArgs args = {0};
+  NZ_VEC(struct FlLambda) lams = {0};
+  NzBuf sig = {0};
+  for (int i = 0; i < nl; i++) fn_ids(lv[i].t, &ids);
+  FlPass pp = {&params, &args, F->uloc, &ids};
+  for (int k = 0; k < ids.n; k++) {
+    int i = F->lambdas.n - 1;
+    while (i >= F->lam_base && F->lambdas.v[i].fnid != ids.v[k]) i--;
+    if (i < F->lam_base) continue; /* a named function, or made outside this function */
+    struct FlLambda l = F->lambdas.v[i];
+    int from = params.n;
+    l.ups = cap_frames(F, &l, cap_pass, &pp);
+    nz_vec_push(lams, l);
+    nz_buf_printf(&sig, "|fn%d%s:", l.fnid, l.ctx ? "*" : "");
+    for (int j = from; j < params.n; j++) {
+      lcu_type_print(&sig, params.v[j].ty);
+      nz_buf_putc(&sig, ';');
+    }
+  }
+  FlCopies cp = {NZ_NEWN(F->a, struct FlLambda, lams.n + 1), lams.n, params.n,
+                 NZ_NEWN(F->a, LcuBinder, params.n + 1), NZ_NEWN(F->a, LcuExpr *, args.n + 1),
+                 sig.s ? nz_intern_cstr(sig.s) : ""};
+  memcpy(cp.lams, lams.v, sizeof *cp.lams * (size_t)lams.n);
+  memcpy(cp.params, params.v, sizeof *cp.params * (size_t)params.n);
+  memcpy(cp.args, args.v, sizeof *cp.args * (size_t)args.n);
+  nz_vec_free(ids);
+  nz_vec_free(params);
+  nz_vec_free(args);
+  nz_vec_free(lams);
+  nz_buf_free(&sig);
+  return cp;
+}
+
 /* The λcu function for decl with its type variables bound to sub; lifted leaves in
- * mask (then its first parameter is the context's size). */
+ * mask (then its first parameter is the context's size); the lambdas it may call, cp,
+ * made here, whose captures are its last parameters. */
 static const char *instance(Fl *F, NlDecl *d, const FlTy **sub, int nsub, uint64_t mask,
-                            const FlTy *rt, NzLoc uloc) {
+                            const FlTy *rt, NzLoc uloc, const FlCopies *cp) {
   bool user = d->body && d->body->user;
   NzBuf key = {0};
   nz_buf_printf(&key, "%s/%d|", d->name, d->global);
   for (int i = 0; i < nsub; i++) nz_buf_printf(&key, "%s;", sub[i] ? sub[i]->key : "?");
   nz_buf_printf(&key, "|%llx", (unsigned long long)mask);
+  nz_buf_puts(&key, cp->sig);
   if (!user && uloc.src) nz_buf_printf(&key, "|%s:%d:%d", uloc.src->name, uloc.line, uloc.col);
   const char *k = nz_intern_cstr(key.s);
   nz_buf_free(&key);
@@ -1085,6 +1152,7 @@ static const char *instance(Fl *F, NlDecl *d, const FlTy **sub, int nsub, uint64
   F->fn_name = d->name;
   F->fn_draws = false;
   F->lam_base = F->lambdas.n;
+  for (int i = 0; i < cp->nlams; i++) nz_vec_push(F->lambdas, cp->lams[i]);
   nz_vec_push(F->inlining, d);
   if (user) F->uloc = d->body->loc;
   else F->uloc = uloc;
@@ -1115,6 +1183,7 @@ static const char *instance(Fl *F, NlDecl *d, const FlTy **sub, int nsub, uint64
     }
     bind_pat(F, lp[i], v);
   }
+  for (int i = 0; i < cp->nparams; i++) nz_vec_push(params, cp->params[i]);
   fn->nparams = params.n;
   fn->params = lcu_binders(F->p, params.n);
   memcpy(fn->params, params.v, sizeof(LcuBinder) * (size_t)params.n);
@@ -1131,7 +1200,13 @@ static const char *instance(Fl *F, NlDecl *d, const FlTy **sub, int nsub, uint64
   bool drew = F->fn_draws;
   for (int i = 0; i < F->insts.n; i++)
     if (F->insts.v[i].key == k) F->insts.v[i].draws = drew;
+  int base = saved.lambdas.n; /* the copies name its parameters: gone */
   restore_caller(F, &saved);
+  if (cp->nlams) {
+    memmove(F->lambdas.v + base, F->lambdas.v + base + cp->nlams,
+            sizeof *F->lambdas.v * (size_t)(F->lambdas.n - base - cp->nlams));
+    F->lambdas.n -= cp->nlams;
+  }
   if (drew && !in_set((void *const *)draw_decls.v, draw_decls.n, d)) {
     /* calls made before this was known (its own, inside contexts) must know it */
     nz_vec_push(draw_decls, d);
@@ -1198,7 +1273,8 @@ static FlVal call_user(Fl *F, NlExpr *e, NlDecl *d, const FlTy **given) {
     r.t = rt;
     return r;
   }
-  const char *fname = instance(F, d, sub, d->ngvars, mask, rt, F->uloc);
+  FlCopies cp = lambda_copies(F, lv, nl);
+  const char *fname = instance(F, d, sub, d->ngvars, mask, rt, F->uloc, &cp);
   bool drew = in_set((void *const *)draw_decls.v, draw_decls.n, d);
   for (int i = 0; i < F->insts.n && !drew; i++) drew = F->insts.v[i].fname == fname && F->insts.v[i].draws;
   if (drew) flan_note_draw(F, F->ctx ? 2 : 0); /* per element: only one by one keeps the order */
@@ -1206,6 +1282,7 @@ static FlVal call_user(Fl *F, NlExpr *e, NlDecl *d, const FlTy **given) {
   if (mask) nz_vec_push(args, flan_v(F, F->ctx->n));
   for (int i = 0; i < nl; i++)
     for (int j = 0; j < nc(lv[i]); j++) nz_vec_push(args, flan_v(F, lv[i].c[j]));
+  for (int i = 0; i < cp.nparams; i++) nz_vec_push(args, cp.args[i]);
   LcuExpr **av = lcu_exprs(F->p, args.n);
   memcpy(av, args.v, sizeof(LcuExpr *) * (size_t)args.n);
   LcuExpr *c = lcu_call(F->p, fname, args.n, av, F->uloc);
