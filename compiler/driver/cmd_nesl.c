@@ -378,25 +378,29 @@ static int emit_mono(Job *j) {
   return rc;
 }
 
+static int eval_quiet(NlEnv *env, NlDecl *d, bool err_too);
+
 /* emit --compile-time: seconds spent evaluating forms with the AST interpreter (emit
- * evaluates each form, since later forms' functions read its value as a literal). */
+ * evaluates each form, since later forms' functions read its value as a literal; what
+ * the form prints must not go into the emitted program, its errors are reported). */
 static double eval_seconds;
 static int eval_timed(NlEnv *env, NlDecl *d) {
   double t0 = nz_now();
-  int ok = nesl_eval_decl(env, d, false);
+  int ok = eval_quiet(env, d, false);
   eval_seconds += nz_now() - t0;
   return ok;
 }
 
-/* Evaluates d with the AST interpreter with nothing printed: the compiled path needs the
- * top-level values that functions read (flattening makes them literals). */
-static int eval_quiet(NlEnv *env, NlDecl *d) {
+/* Evaluates d with the AST interpreter with nothing printed on stdout (nor on stderr if
+ * err_too): the compiled path needs the top-level values that functions read
+ * (flattening makes them literals). */
+static int eval_quiet(NlEnv *env, NlDecl *d, bool err_too) {
   nz_stdout_flush();
   fflush(stderr);
   int o = dup(1), e = dup(2), nul = open("/dev/null", O_WRONLY);
   if (o < 0 || e < 0 || nul < 0) nz_die("cannot redirect output: %s", strerror(errno));
   dup2(nul, 1);
-  dup2(nul, 2);
+  if (err_too) dup2(nul, 2);
   close(nul);
   int ok = nesl_eval_decl(env, d, false);
   nz_stdout_flush();
@@ -414,10 +418,10 @@ static int compile_decl(Job *j, NlDecl *d) {
     emit_lcu(j, d);
     if (j->rc) return 0;
     /* a run-time error: the compiled program stops at this form, as `nessie run` does */
-    if (!eval_quiet(j->env, d)) j->exited = true;
+    if (!eval_quiet(j->env, d, true)) j->exited = true;
     return 1;
   }
-  if (!eval_quiet(j->env, d)) return 0;
+  if (!eval_quiet(j->env, d, true)) return 0;
   if (d->k != D_FUN || d->body) { /* the `name = fn : TYPE` line */
     nz_vec_push(j->forms, NULL);
     nz_vec_push(j->form_decls, d);
