@@ -61,6 +61,9 @@ NlVal flan_value_from_lcu(const LcuValue *comps, const FlTy *t);       /* ditto 
 /* The value flan_value_from_lcu gives a function of identity fnid (a named function;
  * flan_lower_form registers the ones a form's value holds). */
 void flan_fn_register(int fnid, NlVal v);
+/* The identities registered so far (the named functions met as values), i < n. */
+int flan_fn_nregistered(void);
+int flan_fn_registered(int i);
 
 /* --------------------------------------------------------- flan_lower.c */
 typedef struct FlProgram FlProgram;

@@ -1393,13 +1393,129 @@ static void register_fns(Fl *F, const FlTy *t, NzLoc loc) {
   flan_fn_register(t->fnid, g->val);
 }
 
+/* Whether named function g (its identity fnid) can be called with an argument of
+ * type at, giving rt. */
+static bool fits_call(NlGlobal *g, const FlTy *at, const FlTy *rt) {
+  NlType *gt = nesl_type_resolve(g->ty);
+  if (!gt || gt->k != TY_FUN || g->val.k != V_FN) return false;
+  enum { NSUB = 32 };
+  const FlTy *sub[NSUB] = {0};
+  match_ty(gt->a, at, sub, NSUB);
+  match_ty(gt->b, rt, sub, NSUB);
+  return flan_ty_of(gt->a, NULL, sub, NSUB) == at && flan_ty_of(gt->b, NULL, sub, NSUB) == rt;
+}
+
+static NlExpr *syn_expr(Fl *F, NlExprKind k, NzLoc loc, NlType *t) {
+  NlExpr *x = NZ_NEW(F->a, NlExpr);
+  x->k = k;
+  x->loc = loc;
+  x->ty = t;
+  x->ek = -1;
+  return x;
+}
+
+/* A local variable of the current frame, in a new slot holding v. */
+static NlExpr *syn_slot(Fl *F, FlVal v, NzLoc loc, NlType *t) {
+  FlVal *ns = NZ_NEWN(F->a, FlVal, F->nslots + 1);
+  memcpy(ns, F->slots, sizeof(FlVal) * (size_t)F->nslots);
+  ns[F->nslots] = v;
+  F->slots = ns;
+  NlExpr *x = syn_expr(F, E_VAR, loc, t);
+  x->vk = VK_LOCAL;
+  x->slot = F->nslots++;
+  return x;
+}
+
+/* A constructor's argument of type at becoming its field types ft: a function that a
+ * field holds as any function of its type must be a named one (call_dispatch finds it
+ * by its identity; a lambda's tag is not always its identity). */
+static void con_fields(Fl *F, const FlTy *at, const FlTy *ft, NzLoc loc) {
+  if (!at || !ft) return;
+  if (ft->k == FT_FN && ft->fnid < 0 && at->k == FT_FN && at->fnid >= 0 && !fn_global(F->env, at->fnid))
+    flan_unsupported(F, loc, "an anonymous function held in a datatype");
+  con_fields(F, at->a, ft->a, loc);
+  con_fields(F, at->b, ft->b, loc);
+}
+
+/* A constructor applied to e's argument: its representation is the argument's. */
+static FlVal construct(Fl *F, NlExpr *e) {
+  FlVal r = lower(F, e->b);
+  const FlTy *rt = ty(F, e->ty, e->loc);
+  con_fields(F, r.t, rt, e->loc);
+  r.t = rt;
+  return r;
+}
+
+/* A call of a function held in a datatype's field (its type says only its argument and
+ * result types; its tag is the function's identity): a dispatch on the tag over the
+ * named functions of that type met as values so far (flan_fn_registered; a value can
+ * only hold a function that was met as a value before), written as the NESL
+ * `if g == f1 then f1(x) else if ... else if g == fk then fk(x) else error` and
+ * lowered as such, so that a lifted call splits its rows by function. The last test is
+ * a deferred check (lower_if_error) whose failure would be an internal error. */
+static FlVal call_dispatch(Fl *F, NlExpr *e, FlVal fv) {
+  const FlTy *at = ty(F, e->b->ty, e->loc), *rt = ty(F, e->ty, e->loc);
+  NZ_VEC(int) ids = {0};
+  for (int i = 0; i < flan_fn_nregistered(); i++) {
+    int id = flan_fn_registered(i);
+    NlGlobal *g = fn_global(F->env, id);
+    if (g && fits_call(g, at, rt)) nz_vec_push(ids, id);
+  }
+  if (!ids.n) {
+    nz_vec_free(ids);
+    flan_unsupported(F, e->loc, "calling a function held in a datatype (no named function of its type met)");
+  }
+  FlFrame saved = frame_save(F);
+  NzLoc L = F->uloc;
+  if (fv.ctx) fv = flan_derive(F, fv, F->ctx);
+  NlExpr *arg = syn_slot(F, lower(F, e->b), e->loc, e->b->ty);
+  NlExpr *err = syn_expr(F, E_CALL, e->loc, e->ty);
+  err->a = syn_expr(F, E_VAR, e->loc, NULL);
+  err->a->vk = VK_GLOBAL;
+  err->a->slot = nesl_global_lookup(F->env, nz_intern_cstr("__error"));
+  static const char msg[] = "internal error: a function held in a datatype that the flattener did not meet";
+  err->b = syn_expr(F, E_STRING, e->loc, NULL);
+  err->b->name = msg;
+  err->b->slen = (int)strlen(msg);
+  if (err->a->slot < 0) nz_die("flan: no __error in the basis");
+  NlExpr *chain = err;
+  for (int i = ids.n - 1; i >= 0; i--) {
+    int id = ids.v[i];
+    LcuExpr *eq;
+    FlVal c = {flan_ty_base(FT_BOOL), fv.ctx, flan_comps(F, 1)};
+    if (fv.ctx) {
+      FlKb k;
+      flan_kb_init(&k, F);
+      eq = lcu_prim2(F->p, LP_EQ, lcu_index(F->p, flan_kc(&k, fv.c[0]), flan_kix(&k), L), lcu_int(F->p, id, L), L);
+      c.c[0] = flan_kb_map1(&k, F->ctx->n, eq, LT_BOOL);
+    } else {
+      eq = lcu_prim2(F->p, LP_EQ, flan_v(F, fv.c[0]), lcu_int(F->p, id, L), L);
+      c.c[0] = flan_emit(F, F->blk, lcu_type_base(LT_BOOL), eq);
+    }
+    FlVal fn = {flan_ty_fn(id), NULL, flan_comps(F, 1)};
+    fn.c[0] = flan_int_lit(F, id);
+    NlExpr *call = syn_expr(F, E_CALL, e->loc, e->ty);
+    call->a = syn_slot(F, fn, e->loc, NULL);
+    call->b = arg;
+    NlExpr *ife = syn_expr(F, E_IF, e->loc, e->ty);
+    ife->a = syn_slot(F, c, e->loc, NULL);
+    ife->b = call;
+    ife->c = chain;
+    chain = ife;
+  }
+  nz_vec_free(ids);
+  FlVal r = lower(F, chain);
+  frame_restore(F, &saved);
+  return r;
+}
+
 /* A call of a function value (a parameter, a lambda): the function is known from the
  * identity in its type. */
 static FlVal call_value(Fl *F, NlExpr *e) {
   NlExpr *fe = e->a;
   FlVal fv = lower(F, fe);
   if (fv.t->k != FT_FN) flan_unsupported(F, e->loc, "calling a value that is not a known function");
-  if (fv.t->fnid < 0) flan_unsupported(F, e->loc, "calling a function held in a datatype");
+  if (fv.t->fnid < 0) return call_dispatch(F, e, fv);
   for (int i = F->lambdas.n - 1; i >= 0; i--) {
     struct FlLambda *l = &F->lambdas.v[i];
     if (l->fnid != fv.t->fnid) continue;
@@ -1444,11 +1560,7 @@ static FlVal call_value(Fl *F, NlExpr *e) {
       for (i = 0; i < ar; i++) a[i] = a[i].ctx ? flan_derive(F, a[i], F->ctx) : a[i];
       return flan_prim(F, fn->prim->name, ar, a, rt, F->uloc);
     }
-    if (fn->k == FN_CON) {
-      FlVal r = lower(F, e->b);
-      r.t = rt;
-      return r;
-    }
+    if (fn->k == FN_CON) return construct(F, e);
     NlDecl *d = fn->decl;
     if (!d || !d->body) flan_unsupported(F, e->loc, "calling this function value");
     const FlTy **sub = NZ_NEWN(F->a, const FlTy *, d->ngvars > 0 ? d->ngvars : 1);
@@ -1496,7 +1608,7 @@ static FlVal call(Fl *F, NlExpr *e) {
     r = flan_prim(F, fn->prim->name, fn->prim->arity, a, ty(F, e->ty, e->loc), F->uloc);
     break;
   }
-  case FN_CON: r = lower(F, e->b); r.t = ty(F, e->ty, e->loc); break;
+  case FN_CON: r = construct(F, e); break;
   case FN_USER:
     if (!fn->decl->body) flan_unsupported(F, e->loc, "%s has no definition", g->name);
     r = call_user(F, e, fn->decl, NULL);

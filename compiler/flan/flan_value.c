@@ -30,6 +30,9 @@ void flan_fn_register(int fnid, NlVal v) {
   nz_vec_push(fnvals, x);
 }
 
+int flan_fn_nregistered(void) { return fnvals.n; }
+int flan_fn_registered(int i) { return fnvals.v[i].fnid; }
+
 static NlVal fn_value(int fnid) {
   for (int i = 0; i < fnvals.n; i++)
     if (fnvals.v[i].fnid == fnid) return fnvals.v[i].v;
