@@ -88,6 +88,7 @@ typedef struct {
     FlVal **ups; /* the frames around it, innermost first (a copy, as at run time) */
     int nups;
     FlCtx *ctx; /* made in this context: its tag is the element's index there */
+    const char *tag; /* the component that holds its tag where it was made */
   }) lambdas;
   int lam_base; /* lambdas[lam_base..] were made in the λcu function being built */
   FlVal **ups; /* the enclosing frames of the lambda body being lowered */

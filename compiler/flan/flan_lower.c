@@ -395,22 +395,25 @@ static FlVal lower(Fl *F, NlExpr *e) {
   case E_EACH: return lower_each(F, e);
   case E_LAMBDA: {
     const FlTy *t = ty(F, e->ty, e->loc);
-    struct FlLambda l = {t->fnid, e, F->sub, F->gvars, F->nsub, NULL, F->nups + 1, F->ctx};
+    struct FlLambda l = {t->fnid, e, F->sub, F->gvars, F->nsub, NULL, F->nups + 1, F->ctx, NULL};
     l.ups = NZ_NEWN(F->a, FlVal *, l.nups);
     l.ups[0] = NZ_NEWN(F->a, FlVal, F->nslots > 0 ? F->nslots : 1);
     memcpy(l.ups[0], F->slots, sizeof(FlVal) * (size_t)F->nslots);
     for (int i = 0; i < F->nups; i++) l.ups[i + 1] = F->ups[i];
     if (!F->ctx) {
+      FlVal r = scalar_lit(F, t, lcu_int(p, t->fnid, L)); /* its tag */
+      l.tag = r.c[0].name;
       nz_vec_push(F->lambdas, l);
-      return scalar_lit(F, t, lcu_int(p, t->fnid, L)); /* its tag */
+      return r;
     }
     /* a closure per element: what it reads, in this context; its tag, the element */
     l.ups = cap_frames(F, &l, cap_derive, NULL);
-    nz_vec_push(F->lambdas, l);
     FlKb k;
     flan_kb_init(&k, F);
     FlVal r = {t, F->ctx, flan_comps(F, 1)};
     r.c[0] = flan_kb_map1(&k, F->ctx->n, flan_kix(&k), LT_INT);
+    l.tag = r.c[0].name;
+    nz_vec_push(F->lambdas, l);
     return r;
   }
   case E_TIME: {
@@ -1067,6 +1070,25 @@ static void leaf_pats(NlPat *q, NlPat **out, int *k) {
  * those lambdas read, transitively. Each is copied with every value it reads passed to
  * the callee (parameters params, the caller's values args), and sig describes them for
  * the instance's key. In the arena: lowering the callee may longjmp. */
+/* The creation of lambda fnid that a value with tag component named tag (NULL: not
+ * known) holds: the one that made that very tag, else the only one made in the λcu
+ * function being built (or, if none is, the newest), else -1 if it cannot be told
+ * (two creations of one lambda expression, e.g. a function returning a closure
+ * called twice, and a tag that went through a sequence, a branch or a parameter). */
+static int lambda_of(Fl *F, int fnid, const char *tag, NzLoc loc) {
+  int newest = -1, here = 0;
+  for (int i = F->lambdas.n - 1; i >= 0; i--) {
+    struct FlLambda *l = &F->lambdas.v[i];
+    if (l->fnid != fnid) continue;
+    if (tag && l->tag && !strcmp(l->tag, tag)) return i;
+    if (newest < 0) newest = i;
+    if (i >= F->lam_base) here++;
+  }
+  if (here > 1)
+    flan_unsupported(F, loc, "two closures made by one lambda expression, where the flattener cannot tell which is called");
+  return newest;
+}
+
 typedef struct {
   struct FlLambda *lams;
   int nlams, nparams;
@@ -1084,8 +1106,10 @@ static FlCopies lambda_copies(Fl *F, const FlVal *lv, int nl) {
   for (int i = 0; i < nl; i++) fn_ids(lv[i].t, &ids);
   FlPass pp = {&params, &args, F->uloc, &ids};
   for (int k = 0; k < ids.n; k++) {
-    int i = F->lambdas.n - 1;
-    while (i >= F->lam_base && F->lambdas.v[i].fnid != ids.v[k]) i--;
+    const char *tag = NULL; /* an argument that is this function itself: its tag */
+    for (int i = 0; i < nl && !tag; i++)
+      if (lv[i].t->k == FT_FN && lv[i].t->fnid == ids.v[k]) tag = lv[i].c[0].name;
+    int i = lambda_of(F, ids.v[k], tag, F->uloc);
     if (i < F->lam_base) continue; /* a named function, or made outside this function */
     struct FlLambda l = F->lambdas.v[i];
     int from = params.n;
@@ -1516,9 +1540,8 @@ static FlVal call_value(Fl *F, NlExpr *e) {
   FlVal fv = lower(F, fe);
   if (fv.t->k != FT_FN) flan_unsupported(F, e->loc, "calling a value that is not a known function");
   if (fv.t->fnid < 0) return call_dispatch(F, e, fv);
-  for (int i = F->lambdas.n - 1; i >= 0; i--) {
+  for (int i = lambda_of(F, fv.t->fnid, fv.c[0].name, e->loc); i >= 0; i = -1) {
     struct FlLambda *l = &F->lambdas.v[i];
-    if (l->fnid != fv.t->fnid) continue;
     NlExpr *lam = l->e;
     FlVal arg = lower(F, e->b);
     FlVal **ups = l->ups;
