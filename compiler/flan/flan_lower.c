@@ -760,7 +760,7 @@ static FlVal lower_each(Fl *F, NlExpr *e) {
   F->ctx = saved;
   int nb = flan_ncomp(t->a, true);
   if (!outer) {
-    if (C->draws > 1) { /* the draws would not come in element order: again, one by one */
+    if (C->draws > 1 || C->prints > 1) { /* the draws or the output would not come in element order: again, one by one */
       nz_vec_push(serial_each, e);
       longjmp(F->fail, 2);
     }
@@ -926,7 +926,7 @@ static FlVal lower_each_serial(Fl *F, NlExpr *e) {
   frame_reads(e->b, 0, used, F->nslots, &outer);
   bound_unuse(e, used, F->nslots);
   if (nb == 0 || outer || F->nups)
-    flan_unsupported(F, e->loc, "an apply-to-each whose elements draw random numbers here");
+    flan_unsupported(F, e->loc, "an apply-to-each whose elements draw random numbers or print twice here");
   FlVal *g = NZ_NEWN(F->a, FlVal, ng);
   for (int i = 0; i < ng; i++) g[i] = lower(F, e->xs[i]);
   FlComp n = gen_length(F, g, ng, eloc, false);

@@ -102,15 +102,15 @@ void flan_text_print(Fl *F, FlComp n, FlComp *a, FlComp *out, NzLoc loc) {
 FlVal flan_text_print_arg(Fl *F, FlVal s, NzLoc loc) {
   /* A lifted print writes all its rows at once, in row order; the AST interpreter runs
    * an apply-to-each element by element. They agree when the apply-to-each (with the
-   * ones nested in it) has one print site that runs once per element: not two sites
-   * (a0 a1 b0 b1 against a0 b0 a1 b1), not inside a lifted recursive function (each
-   * level prints all its rows before the next). */
+   * ones nested in it) has one print site that runs once per element: with two sites
+   * (a0 a1 b0 b1 against a0 b0 a1 b1) the root apply-to-each runs its elements one by
+   * one instead (counted here, lower_each); not inside a lifted recursive function
+   * (each level prints all its rows before the next). */
   if (F->in_lifted_fn)
     flan_unsupported(F, loc, "printing inside a recursive function called in an apply-to-each (the output's order)");
   FlCtx *root = F->ctx;
   while (root->parent) root = root->parent;
-  if (root->prints++ > 0)
-    flan_unsupported(F, loc, "two prints in one apply-to-each (the output's order)");
+  root->prints++;
   return s.ctx ? s : flan_lift(F, s, F->ctx);
 }
 
