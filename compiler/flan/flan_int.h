@@ -51,6 +51,7 @@ struct FlCtx {
   NZ_VEC(FlCache) cache;
   int prints; /* on a root context: lifted print sites inside it (flan_text.c) */
   int draws; /* a root context: the random draws its elements make (flan_note_draw) */
+  NlExpr *each; /* a root context at the unlifted level: its apply-to-each */
 };
 
 typedef struct {
@@ -75,6 +76,7 @@ typedef struct {
   const char *fn_name; /* the NESL function whose code is being lowered (kernel names) */
   bool in_main;
   bool in_lifted_fn; /* compiling a lifted instance (its own context has n rows) */
+  NlDecl *inst_decl;  /* the function of the instance being compiled (NULL: a form) */
   NZ_VEC(FlInst) insts;
   NZ_VEC(NlDecl *) inlining;
   NZ_VEC(FlCache) shapes;
@@ -109,6 +111,9 @@ typedef struct {
  * element order (rand_vec), more when the elements' draws would not come in the AST
  * interpreter's order (the apply-to-each then runs its elements one by one). */
 void flan_note_draw(Fl *F, int w);
+/* A print inside the lifted instance being compiled: its function must be called one
+ * element at a time (lowers the form again the first time). */
+void flan_note_lifted_print(Fl *F, NzLoc loc);
 NZ_NORETURN void flan_unsupported(Fl *F, NzLoc loc, const char *fmt, ...) NZ_PRINTF(3, 4);
 const char *flan_fresh(Fl *F, const char *prefix);
 FlComp flan_emit(Fl *F, FlBlk *b, const LcuType *ty, LcuExpr *rhs);

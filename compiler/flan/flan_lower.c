@@ -42,6 +42,9 @@ LcuExpr *flan_v(Fl *F, FlComp c) { return lcu_var(F->p, c.name, F->uloc); }
  * learnt: the apply-to-each expressions to run one by one, the functions that draw. */
 static NZ_VEC(NlExpr *) serial_each;
 static NZ_VEC(NlDecl *) draw_decls;
+/* Recursive functions whose lifted code would print (in an order other than the AST
+ * interpreter's): called inside an apply-to-each, it runs its elements one by one. */
+static NZ_VEC(NlDecl *) print_decls;
 
 static bool in_set(void *const *v, int n, const void *x) {
   for (int i = 0; i < n; i++)
@@ -55,6 +58,14 @@ void flan_note_draw(Fl *F, int w) {
   if (!c || !w) return;
   while (c->parent) c = c->parent;
   c->draws += w;
+}
+
+void flan_note_lifted_print(Fl *F, NzLoc loc) {
+  NlDecl *d = F->inst_decl;
+  if (!d || in_set((void *const *)print_decls.v, print_decls.n, d))
+    flan_unsupported(F, loc, "printing inside a recursive function called in an apply-to-each (the output's order)");
+  nz_vec_push(print_decls, d);
+  longjmp(F->fail, 2);
 }
 
 static FlBlk *blk_new(Fl *F) {
@@ -730,6 +741,7 @@ static FlVal lower_each(Fl *F, NlExpr *e) {
     for (int i = 0; i < ng; i++)
       if (g[i].ctx) nz_die("flan: lifted generator at the unlifted level");
     C = ctx_new(F, NULL, CX_TOP);
+    C->each = e;
     C->n = gen_length(F, g, ng, eloc, true);
     for (int i = 0; i < ng; i++) bind_pat(F, e->pats[i], (FlVal){g[i].t->a, C, g[i].c});
   } else {
@@ -926,7 +938,7 @@ static FlVal lower_each_serial(Fl *F, NlExpr *e) {
   frame_reads(e->b, 0, used, F->nslots, &outer);
   bound_unuse(e, used, F->nslots);
   if (nb == 0 || outer || F->nups)
-    flan_unsupported(F, e->loc, "an apply-to-each whose elements draw random numbers or print twice here");
+    flan_unsupported(F, e->loc, "an apply-to-each whose elements must run one by one here (the order of random draws or of the output)");
   FlVal *g = NZ_NEWN(F->a, FlVal, ng);
   for (int i = 0; i < ng; i++) g[i] = lower(F, e->xs[i]);
   FlComp n = gen_length(F, g, ng, eloc, false);
@@ -1171,6 +1183,7 @@ static const char *instance(Fl *F, NlDecl *d, const FlTy **sub, int nsub, uint64
   F->ctx = NULL;
   F->in_main = false;
   F->in_lifted_fn = mask != 0;
+  F->inst_decl = d;
   F->ups = NULL;
   F->nups = 0;
   F->fn_name = d->name;
@@ -1296,6 +1309,16 @@ static FlVal call_user(Fl *F, NlExpr *e, NlDecl *d, const FlTy **given) {
     frame_restore(F, &saved);
     r.t = rt;
     return r;
+  }
+  if (mask && in_set((void *const *)print_decls.v, print_decls.n, d)) {
+    /* its lifted code would print out of order: the elements one by one */
+    if (F->in_lifted_fn) flan_note_lifted_print(F, e->loc);
+    FlCtx *root = F->ctx;
+    while (root->parent) root = root->parent;
+    if (!root->each || in_set((void *const *)serial_each.v, serial_each.n, root->each))
+      flan_unsupported(F, e->loc, "printing inside a recursive function called in an apply-to-each (the output's order)");
+    nz_vec_push(serial_each, root->each);
+    longjmp(F->fail, 2);
   }
   FlCopies cp = lambda_copies(F, lv, nl);
   const char *fname = instance(F, d, sub, d->ngvars, mask, rt, F->uloc, &cp);

@@ -104,10 +104,10 @@ FlVal flan_text_print_arg(Fl *F, FlVal s, NzLoc loc) {
    * an apply-to-each element by element. They agree when the apply-to-each (with the
    * ones nested in it) has one print site that runs once per element: with two sites
    * (a0 a1 b0 b1 against a0 b0 a1 b1) the root apply-to-each runs its elements one by
-   * one instead (counted here, lower_each); not inside a lifted recursive function
-   * (each level prints all its rows before the next). */
-  if (F->in_lifted_fn)
-    flan_unsupported(F, loc, "printing inside a recursive function called in an apply-to-each (the output's order)");
+   * one instead (counted here, lower_each); so does one that calls a recursive
+   * function whose lifted code prints (each level would print all its rows before the
+   * next: flan_note_lifted_print). */
+  if (F->in_lifted_fn) flan_note_lifted_print(F, loc);
   FlCtx *root = F->ctx;
   while (root->parent) root = root->parent;
   root->prints++;
