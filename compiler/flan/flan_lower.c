@@ -1136,9 +1136,9 @@ static FlCopies lambda_copies(Fl *F, const FlVal *lv, int nl) {
   FlCopies cp = {NZ_NEWN(F->a, struct FlLambda, lams.n + 1), lams.n, params.n,
                  NZ_NEWN(F->a, LcuBinder, params.n + 1), NZ_NEWN(F->a, LcuExpr *, args.n + 1),
                  sig.s ? nz_intern_cstr(sig.s) : ""};
-  memcpy(cp.lams, lams.v, sizeof *cp.lams * (size_t)lams.n);
-  memcpy(cp.params, params.v, sizeof *cp.params * (size_t)params.n);
-  memcpy(cp.args, args.v, sizeof *cp.args * (size_t)args.n);
+  if (lams.n) memcpy(cp.lams, lams.v, sizeof *cp.lams * (size_t)lams.n);
+  if (params.n) memcpy(cp.params, params.v, sizeof *cp.params * (size_t)params.n);
+  if (args.n) memcpy(cp.args, args.v, sizeof *cp.args * (size_t)args.n);
   nz_vec_free(ids);
   nz_vec_free(params);
   nz_vec_free(args);
@@ -1464,7 +1464,7 @@ static NlExpr *syn_expr(Fl *F, NlExprKind k, NzLoc loc, NlType *t) {
 /* A local variable of the current frame, in a new slot holding v. */
 static NlExpr *syn_slot(Fl *F, FlVal v, NzLoc loc, NlType *t) {
   FlVal *ns = NZ_NEWN(F->a, FlVal, F->nslots + 1);
-  memcpy(ns, F->slots, sizeof(FlVal) * (size_t)F->nslots);
+  if (F->nslots) memcpy(ns, F->slots, sizeof(FlVal) * (size_t)F->nslots);
   ns[F->nslots] = v;
   F->slots = ns;
   NlExpr *x = syn_expr(F, E_VAR, loc, t);
