@@ -763,11 +763,14 @@ static void emit_at(MonoProgram *p, Place *pl, int at) {
     add_form(p, MF_INST_SIG, p->insts.v[k].decl, k);
     nz_scope_push(&pl->seen, name);
   }
-  for (int k = 0; k < p->insts.n; k++)
-    if (pl->def_at[k] == at) {
-      add_form(p, MF_INST, p->insts.v[k].decl, k);
-      nz_scope_push(&pl->seen, p->insts.v[k].name);
-    }
+  /* The instances of the function defined here first, then those that waited for it (a
+   * group, declared above): `scan_op__add__int` calls `add__int`. */
+  for (int pass = 0; pass < 2; pass++)
+    for (int k = 0; k < p->insts.n; k++)
+      if (pl->def_at[k] == at && pl->group[k] == (pass == 1)) {
+        add_form(p, MF_INST, p->insts.v[k].decl, k);
+        nz_scope_push(&pl->seen, p->insts.v[k].name);
+      }
 }
 
 /* The program in print order. A user generic function's instances follow its definition,
