@@ -40,6 +40,13 @@ static char *show_text(NlDecl *d);
 /* --compile-time's parts: flattening (with its λcu check), the Flan optimiser, fusion. */
 static double flat_seconds, opt_seconds, fuse_seconds;
 
+static int fuse_timed(LcuProgram *p, DrvFuse *o, NzBuf *report) {
+  double t0 = nz_now();
+  int rc = drv_fuse(p, o, report);
+  fuse_seconds += nz_now() - t0;
+  return rc;
+}
+
 /* Flattens one runnable form to λcu; NULL after an error (j->rc set). */
 static FlProgram *form_program(Job *j, NlDecl *d) {
   double t_flat = nz_now();
@@ -72,9 +79,7 @@ static FlProgram *form_program(Job *j, NlDecl *d) {
     return NULL;
   }
   if (j->fuse && !j->emit) { /* emit fuses the joined program */
-    double t_fuse = nz_now();
-    int rc = drv_fuse(fp->lcu, &j->fo, NULL);
-    fuse_seconds += nz_now() - t_fuse;
+    int rc = fuse_timed(fp->lcu, &j->fo, NULL);
     if (rc != NZ_EXIT_OK) {
       flan_program_free(fp);
       j->rc = rc;
@@ -346,13 +351,6 @@ static void join_free(LcuProgram *all) {
   all->funcs = NULL;
   all->nkernels = all->nfuncs = 0;
   lcu_program_free(all);
-}
-
-static int fuse_timed(LcuProgram *p, DrvFuse *o, NzBuf *report) {
-  double t0 = nz_now();
-  int rc = drv_fuse(p, o, report);
-  fuse_seconds += nz_now() - t0;
-  return rc;
 }
 
 static void emit_program(Job *j) {
