@@ -46,7 +46,18 @@ typedef struct {
    * (CG_GLUE_ENTRY); a target with glue gets main's array results passed
    * through RT_HOST before they are printed. */
   void (*glue)(Cg *cg, NzBuf *out, int where);
+  /* Kernel bodies take their fault locations as a parameter (const int *lc,
+   * cg->klocs), so kernels that differ only there share a body too. */
+  int body_locs;
 } CgTarget;
+
+/* A kernel body already emitted (cg_kernel_shared): its text with binders named by slot
+ * (the key), and the C function that holds it. */
+typedef NZ_VEC(int) CgLocs;
+typedef struct {
+  uint64_t h;
+  const char *key, *fn;
+} CgShare;
 
 struct Cg {
   const LcuProgram *p;
@@ -55,6 +66,9 @@ struct Cg {
   NzBuf body;            /* kernels and functions */
   NZ_VEC(NzLoc) locs;    /* fault locations, indexed by the `loc` of rt_fault */
   int tmp;               /* temporaries v1, v2, ... */
+  int canon;             /* binders named x_<slot>, functors K_...: the sharing key */
+  NZ_VEC(CgShare) shares; /* kernel bodies emitted so far (cg_kernel_shared) */
+  CgLocs *klocs;         /* set: locations are the body's parameter lc[] (cg_loc) */
   int profile;           /* the program writes its profile CSV by default */
   int float32;           /* --float32: λcu's float is C's float (CG_FLOAT32; README) */
   const char *profile_path;
@@ -68,7 +82,9 @@ const char *cg_ctype(const Cg *cg, const LcuType *t);
 const char *cg_zero(const Cg *cg, const LcuType *t);       /* 0, 0.0, NULL */
 const char *cg_rt_elem(const Cg *cg, LcuTypeKind k); /* RT_INT, ..., RT_FLOAT or RT_FLOAT32 */
 const char *cg_comp_name(Cg *cg, const char *base, const LcuType *ty, int k);
-int cg_loc(Cg *cg, NzLoc loc);                 /* index in the location table */
+int cg_loc_index(Cg *cg, NzLoc loc);           /* index in the location table */
+/* C text of loc's index: "12", or inside a C kernel body "lc[r]" (cg->klocs) */
+const char *cg_loc(Cg *cg, NzLoc loc);
 const char *cg_tmp(Cg *cg);                    /* a fresh temporary name */
 void cg_line(CgScope *s, const char *fmt, ...) NZ_PRINTF(2, 3);
 const char *cg_fmt(Cg *cg, const char *fmt, ...) NZ_PRINTF(2, 3);
@@ -85,6 +101,21 @@ void cg_expr(CgScope *s, const LcuExpr *e, CgAtoms *out);
 void cg_release_atoms(CgScope *s, const LcuType *ty, const CgAtoms *a);
 /* Prototype of a kernel or function: "static void NAME(T a, ..., T *out0, ...)". */
 void cg_kernel_proto(Cg *cg, NzBuf *b, const LcuKernel *k);
+/* Shared kernel bodies (cg_prog.c). A target emits kernel k as a body
+ * function, `static void FN(RtKernelStat *st, int kx, const char *sz0, ...,
+ * <k's parameters>)` (cg_kernel_body_proto; st: k's profile record, kx: k's
+ * index in the program, szN: the λcu name of its N-th checked size, from
+ * cg_size_name), and cg_kernel_shared emits the function cg_kernel_proto
+ * declares, which calls it. Kernels whose bodies differ only in the names of
+ * their binders (cg->canon), and with target->body_locs in their fault
+ * locations (then `const int *lc` follows kx), share one body: flattened
+ * programs inline the same basis code at many sites, hundreds of identical
+ * kernels. */
+typedef NZ_VEC(const char *) CgSizes;
+typedef void (*CgBodyFn)(Cg *cg, const LcuKernel *k, NzBuf *b, const char *fn, CgSizes *sizes);
+void cg_kernel_shared(Cg *cg, const LcuKernel *k, int index, CgBodyFn body);
+void cg_kernel_body_proto(Cg *cg, NzBuf *b, const LcuKernel *k, const char *fn, const CgSizes *sizes);
+const char *cg_size_name(Cg *cg, CgSizes *sizes, const LcuSize *z); /* "szN" for size z, recorded */
 void cg_func_proto(Cg *cg, NzBuf *b, const LcuFunc *f);
 const char *cg_kernel_cname(Cg *cg, const LcuKernel *k);
 const char *cg_func_cname(Cg *cg, const LcuFunc *f);

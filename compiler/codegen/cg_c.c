@@ -12,6 +12,7 @@ typedef struct {
   const LcuKernel *k;
   CgScope ks; /* the kernel frame */
   int tid;    /* thunks emitted so far */
+  CgSizes *sizes; /* λcu names of the sizes checked, in order (sz0, sz1, ...) */
 } Kern;
 
 #define LINE(...) cg_line(&K->ks, __VA_ARGS__)
@@ -65,8 +66,10 @@ static void size(Kern *K, const LcuSize *z, const char *name) {
     return;
   default: nz_die("codegen: SOAC without a size");
   }
-  LINE("if (%s < 0) rt_fault_negative_size(%d, \"%s\", %s);", name, cg_loc(K->cg, z->loc), z->name ? z->name : "?",
-       name);
+  /* The name is the kernel function's parameter szN: kernels that differ only
+   * in their binders' names share one body (cg_kernel_shared). */
+  LINE("if (%s < 0) rt_fault_negative_size(%s, %s, %s);", name, cg_loc(K->cg, z->loc),
+       cg_size_name(K->cg, K->sizes, z), name);
 }
 
 /* Emits thunk t at iteration `it` (its index parameter, if any, set to `idx`,
@@ -266,7 +269,7 @@ static void soac_permute(Kern *K, const LcuSoac *s) {
   const LcuThunk *tv = s->thunks[0], *ti = s->thunks[1];
   int nc = lcu_type_arity(tv->body->ty);
   int into = s->outlen.kind != LZ_NONE;
-  int loc = cg_loc(K->cg, ti->loc);
+  const char *loc = cg_loc(K->cg, ti->loc);
   size(K, &s->size, "n");
   if (into) size(K, &s->outlen, "m");
   else LINE("const int64_t m = n;");
@@ -287,7 +290,7 @@ static void soac_permute(Kern *K, const LcuSoac *s) {
     CgAtoms v = thunk(K, tv, "j", "j", NULL);
     CgAtoms d = thunk(K, ti, "j", "j", NULL);
     LINE("if ((uint64_t)(int64_t)%s >= (uint64_t)m) {", d.v[0]);
-    LINE("  rt_fault_permute_range(j, %d, %s, m);", loc, d.v[0]);
+    LINE("  rt_fault_permute_range(j, %s, %s, m);", loc, d.v[0]);
     LINE("} else if (rt_atomic_mark(&seen[%s])) {", d.v[0]);
     LINE("  __atomic_store_n(&collided, 1, __ATOMIC_RELAXED);");
     LINE("} else {");
@@ -304,7 +307,7 @@ static void soac_permute(Kern *K, const LcuSoac *s) {
     CgAtoms d2 = thunk(K, ti, "j", "j", NULL);
     LINE("if ((uint64_t)(int64_t)%s >= (uint64_t)m) continue;", d2.v[0]);
     LINE("if (first[%s] >= 0) {", d2.v[0]);
-    LINE("  rt_fault_permute_collide(j, %d, %s, first[%s]);", loc, d2.v[0], d2.v[0]);
+    LINE("  rt_fault_permute_collide(j, %s, %s, first[%s]);", loc, d2.v[0], d2.v[0]);
     LINE("  break;");
     LINE("}");
     LINE("first[%s] = j;", d2.v[0]);
@@ -327,7 +330,7 @@ static void soac_permute(Kern *K, const LcuSoac *s) {
     CgAtoms v = thunk(K, tv, "j", "j", NULL);
     for (int k = 0; k < nc; k++) LINE("(void)%s;", v.v[k]);
     CgAtoms d = thunk(K, ti, "j", "j", NULL);
-    LINE("if ((uint64_t)(int64_t)%s >= (uint64_t)m) rt_fault_permute_range(j, %d, %s, m);", d.v[0], loc, d.v[0]);
+    LINE("if ((uint64_t)(int64_t)%s >= (uint64_t)m) rt_fault_permute_range(j, %s, %s, m);", d.v[0], loc, d.v[0]);
     LINE("else rt_atomic_max(&win[%s], j);", d.v[0]);
     K->ks.ind--;
     LINE("}");
@@ -438,18 +441,11 @@ static void soac_seg(Kern *K, const LcuSoac *s, int scan) {
   LINE("elements += n;");
 }
 
-static void c_kernel(Cg *cg, const LcuKernel *k, int index) {
-  NzBuf *b = &cg->body;
-  Kern KK = {cg, k, {0}, 0}, *K = &KK;
-  const char *cname = cg_kernel_cname(cg, k);
-  nz_buf_printf(b, "/* kernel %s (cluster: %s):", k->name, cg->clusters[index]);
-  for (int i = 0; i < k->nsoacs; i++) nz_buf_printf(b, " %s", lcu_soac_name(k->soacs[i].kind));
-  nz_buf_puts(b, " */\n");
-  nz_buf_printf(b, "static RtKernelStat %s_stat = {\"%s\", \"%s\", %d, 0, 0, 0, 0.0};\n", k->name, k->name,
-                cg->clusters[index], k->nsoacs);
-  cg_kernel_proto(cg, b, k);
-  nz_buf_puts(b, " {\n");
-  cg_scope_kernel(&K->ks, cg, k, b);
+/* The body of kernel k as function fn into b (CgBodyFn). */
+static void kernel_body(Cg *cg, const LcuKernel *k, NzBuf *b, const char *fn, CgSizes *sizes) {
+  NzBuf text = {0};
+  Kern KK = {cg, k, {0}, 0, sizes}, *K = &KK;
+  cg_scope_kernel(&K->ks, cg, k, &text);
   cg->tmp = 0;
   LINE("const double t0 = rt_now();");
   LINE("const int64_t bytes0 = rt_bytes_allocated;");
@@ -462,7 +458,7 @@ static void c_kernel(Cg *cg, const LcuKernel *k, int index) {
     }
   for (int i = 0; i < k->nsoacs; i++) {
     const LcuSoac *s = &k->soacs[i];
-    LINE("/* %s -> %s%s */", lcu_soac_name(s->kind), s->binds[0].name, s->nbinds > 1 ? ", ..." : "");
+    LINE("/* %s -> %s%s */", lcu_soac_name(s->kind), bind(K, s, 0), s->nbinds > 1 ? ", ..." : "");
     LINE("{");
     K->ks.ind++;
     switch (s->kind) {
@@ -481,9 +477,12 @@ static void c_kernel(Cg *cg, const LcuKernel *k, int index) {
     LINE("}");
   }
   cg_kernel_results(&K->ks, k);
-  LINE("rt_prof_kernel(&%s_stat, elements, t0, bytes0);", k->name);
-  nz_buf_puts(b, "}\n\n");
-  (void)cname;
+  LINE("rt_prof_kernel(st, elements, t0, bytes0);");
+  cg_kernel_body_proto(cg, b, k, fn, sizes);
+  nz_buf_printf(b, " {\n%s}\n\n", text.s ? text.s : "");
+  nz_buf_free(&text);
 }
 
-const CgTarget cg_target_c = {"c", c_kernel, NULL}; /* no glue: the default includes and entry */
+static void c_kernel(Cg *cg, const LcuKernel *k, int index) { cg_kernel_shared(cg, k, index, kernel_body); }
+
+const CgTarget cg_target_c = {"c", c_kernel, NULL, 1}; /* no glue: the default includes and entry */

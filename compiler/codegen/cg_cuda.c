@@ -25,6 +25,7 @@ typedef struct {
   NzBuf hb;     /* the host function's body */
   int tid;      /* thunks emitted so far */
   const char *pre; /* prefix of this SOAC's functor names */
+  CgSizes *sizes;  /* λcu names of the sizes checked (cg_size_name) */
 } Kern;
 
 #define LINE(...) cg_line(&K->ks, __VA_ARGS__)
@@ -69,8 +70,8 @@ static void size(Kern *K, const LcuSize *z, const char *name) {
   else if (z->kind == LZ_LEN) LINE("const int %s = (int)%s->%s;", name, v, seg ? "nsegs" : "len");
   else nz_die("codegen: SOAC without a size");
   if (z->kind == LZ_VAR && !seg)
-    LINE("if (%s < 0) rt_fault_negative_size(%d, \"%s\", %s);", name, cg_loc(K->cg, z->loc), z->name ? z->name : "?",
-         name);
+    LINE("if (%s < 0) rt_fault_negative_size(%s, %s, %s);", name, cg_loc(K->cg, z->loc),
+         cg_size_name(K->cg, K->sizes, z), name);
 }
 
 /* ------------------------------------------------------------- functors */
@@ -341,7 +342,7 @@ static void soac_permute(Kern *K, const LcuSoac *s) {
   const LcuThunk *tv = s->thunks[0], *ti = s->thunks[1];
   int nc = lcu_type_arity(tv->body->ty);
   int into = s->outlen.kind != LZ_NONE;
-  int loc = cg_loc(K->cg, ti->loc);
+  const char *loc = cg_loc(K->cg, ti->loc);
   const char *vi, *ii;
   const char *fv = functor(K, tv, 0, 1, &vi);
   const char *fd = functor(K, ti, 0, 0, &ii);
@@ -375,8 +376,8 @@ static void soac_permute(Kern *K, const LcuSoac *s) {
   LINE("long long d = 0, first = 0, at = 0;");
   LINE("rt_cu_permute_fault(fi, n, m, %d, &kind, &d, &first, &at);", into);
   LINE("if (kind && (tf < 0 || at < tf)) {");
-  LINE("  if (kind == 1) rt_fault_permute_range(at, %d, (int32_t)d, m);", loc);
-  LINE("  else rt_fault_permute_collide(at, %d, (int32_t)d, first);", loc);
+  LINE("  if (kind == 1) rt_fault_permute_range(at, %s, (int32_t)d, m);", loc);
+  LINE("  else rt_fault_permute_collide(at, %s, (int32_t)d, first);", loc);
   LINE("  rt_fault_report();");
   LINE("}");
   LINE("rt_cu_report(rt_cu_fault_detail(%s_both{fv, fi}, tf));", P);
@@ -388,16 +389,17 @@ static void soac_permute(Kern *K, const LcuSoac *s) {
 
 /* ---------------------------------------------------------------- kernels */
 
-static void cuda_kernel(Cg *cg, const LcuKernel *k, int index) {
-  NzBuf *out = &cg->body;
+/* Kernel k's functors, then its host function as body fn (CgBodyFn). */
+static void kernel_body(Cg *cg, const LcuKernel *k, NzBuf *out, const char *fn, CgSizes *sizes) {
   Kern KK;
   memset(&KK, 0, sizeof KK);
   Kern *K = &KK;
   K->cg = cg;
   K->k = k;
+  K->sizes = sizes;
   cg_scope_kernel(&K->ks, cg, k, &K->hb);
   cg->tmp = 0;
-  LINE("const int64_t bytes0 = rt_cu_kernel_begin(%d);", index);
+  LINE("const int64_t bytes0 = rt_cu_kernel_begin(kx);");
   LINE("int64_t elements = 0;");
   for (int i = 0; i < k->nsoacs; i++)
     for (int j = 0; j < k->soacs[i].nbinds; j++) {
@@ -407,8 +409,8 @@ static void cuda_kernel(Cg *cg, const LcuKernel *k, int index) {
     }
   for (int i = 0; i < k->nsoacs; i++) {
     const LcuSoac *s = &k->soacs[i];
-    K->pre = cg_fmt(cg, "%s_s%d", k->name, i);
-    LINE("/* %s -> %s%s */", lcu_soac_name(s->kind), s->binds[0].name, s->nbinds > 1 ? ", ..." : "");
+    K->pre = cg_fmt(cg, "%s_s%d", cg->canon ? "K" : k->name, i);
+    LINE("/* %s -> %s%s */", lcu_soac_name(s->kind), K->ks.name[s->binds[0].slot], s->nbinds > 1 ? ", ..." : "");
     LINE("{");
     K->ks.ind++;
     switch (s->kind) {
@@ -427,21 +429,17 @@ static void cuda_kernel(Cg *cg, const LcuKernel *k, int index) {
     LINE("}");
   }
   cg_kernel_results(&K->ks, k);
-  LINE("rt_cu_kernel_end(&%s_stat, elements, bytes0);", k->name);
-
-  nz_buf_printf(out, "/* kernel %s (cluster: %s):", k->name, cg->clusters[index]);
-  for (int i = 0; i < k->nsoacs; i++) nz_buf_printf(out, " %s", lcu_soac_name(k->soacs[i].kind));
-  nz_buf_puts(out, " */\n");
-  nz_buf_printf(out, "static RtKernelStat %s_stat = {\"%s\", \"%s\", %d, 0, 0, 0, 0.0};\n", k->name, k->name,
-                cg->clusters[index], k->nsoacs);
+  LINE("rt_cu_kernel_end(st, elements, bytes0);");
   nz_buf_puts(out, K->fb.s ? K->fb.s : "");
-  cg_kernel_proto(cg, out, k);
+  cg_kernel_body_proto(cg, out, k, fn, sizes);
   nz_buf_puts(out, " {\n");
   nz_buf_puts(out, K->hb.s ? K->hb.s : "");
   nz_buf_puts(out, "}\n\n");
   nz_buf_free(&K->fb);
   nz_buf_free(&K->hb);
 }
+
+static void cuda_kernel(Cg *cg, const LcuKernel *k, int index) { cg_kernel_shared(cg, k, index, kernel_body); }
 
 static void cuda_glue(Cg *cg, NzBuf *out, int where) {
   (void)cg;
@@ -455,4 +453,4 @@ static void cuda_glue(Cg *cg, NzBuf *out, int where) {
     nz_buf_puts(out, "  rt_cu_program();\n");
 }
 
-const CgTarget cg_target_cuda = {"cuda", cuda_kernel, cuda_glue};
+const CgTarget cg_target_cuda = {"cuda", cuda_kernel, cuda_glue, 0};

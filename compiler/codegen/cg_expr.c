@@ -78,11 +78,20 @@ const char *cg_comp_name(Cg *cg, const char *base, const LcuType *ty, int k) {
   return cg_fmt(cg, "%s_%d", base, k);
 }
 
-int cg_loc(Cg *cg, NzLoc loc) {
+int cg_loc_index(Cg *cg, NzLoc loc) {
   for (int i = cg->locs.n - 1; i >= 0 && i >= cg->locs.n - 64; i--)
     if (cg->locs.v[i].line == loc.line && cg->locs.v[i].col == loc.col) return i;
   nz_vec_push(cg->locs, loc);
   return cg->locs.n - 1;
+}
+
+const char *cg_loc(Cg *cg, NzLoc loc) {
+  int i = cg_loc_index(cg, loc);
+  if (!cg->klocs) return cg_fmt(cg, "%d", i);
+  int r = 0;
+  while (r < cg->klocs->n && cg->klocs->v[r] != i) r++;
+  if (r == cg->klocs->n) nz_vec_push(*cg->klocs, i);
+  return cg_fmt(cg, "lc[%d]", r);
 }
 
 const char *cg_type_text(Cg *cg, const LcuType *t) {
@@ -99,7 +108,7 @@ static int is_ref(const LcuType *t) { return t->kind == LT_ARRAY || t->kind == L
 
 static void name_binder(CgScope *s, const LcuBinder *b, const char *suffix) {
   if (b->slot < 0 || b->slot >= s->nslots) nz_die("codegen: binder %s without a slot", b->name);
-  s->name[b->slot] = cg_fmt(s->cg, "%s_%s%d", b->name, suffix, b->slot);
+  s->name[b->slot] = cg_fmt(s->cg, "%s_%s%d", s->cg->canon ? "x" : b->name, suffix, b->slot);
   s->ty[b->slot] = b->ty;
 }
 
@@ -340,7 +349,7 @@ static const char *expand(CgScope *s, const char *tpl, const CgAtoms *a, const L
     p++;
     if (*p >= '0' && *p <= '2') nz_buf_puts(&b, a->v[*p - '0']);
     else if (*p == 'I') nz_buf_puts(&b, s->it);
-    else if (*p == 'L') nz_buf_printf(&b, "%d", cg_loc(s->cg, e->loc));
+    else if (*p == 'L') nz_buf_puts(&b, cg_loc(s->cg, e->loc));
     else if (*p == 'F') nz_buf_puts(&b, s->cg->float32 ? "f" : "");
     else if (*p == 'D') nz_buf_puts(&b, cg_ctype(s->cg, lcu_type_base(LT_FLOAT)));
     else nz_die("codegen: bad template %s", tpl);
@@ -441,7 +450,7 @@ static void p_show(CgScope *s, const LcuExpr *e, CgAtoms *out) {
   cg_expr(s, e->args[1], &a);
   const LcuType *ty = e->args[1]->ty;
   const char *c = cells_of(s, ty, &a);
-  cg_line(s, "rt_show(RT_HOST(%s), \"%s\", %s, %d, %d);", t.v[0], cg_type_text(s->cg, ty), c, a.n,
+  cg_line(s, "rt_show(RT_HOST(%s), \"%s\", %s, %d, %s);", t.v[0], cg_type_text(s->cg, ty), c, a.n,
           cg_loc(s->cg, e->loc));
   cg_release_atoms(s, e->args[0]->ty, &t);
   cg_release_atoms(s, ty, &a);
@@ -453,23 +462,23 @@ static void p_show(CgScope *s, const LcuExpr *e, CgAtoms *out) {
 static void p_text(CgScope *s, const LcuExpr *e, CgAtoms *out) {
   CgAtoms a[3];
   for (int k = 0; k < e->nargs; k++) cg_expr(s, e->args[k], &a[k]);
-  int loc = cg_loc(s->cg, e->loc);
+  const char *loc = cg_loc(s->cg, e->loc);
   *out = atoms(s->cg, lcu_type_arity(e->ty));
   for (int k = 0; k < out->n; k++) out->v[k] = bind_tmp(s, lcu_type_component(e->ty, k), "NULL");
   switch (e->prim) {
   case LP_FORMAT: {
     const LcuType *ty = e->args[2]->ty;
     const char *c = cells_of(s, ty, &a[2]);
-    cg_line(s, "rt_format(RT_HOST(%s), %s, \"%s\", %s, %d, &%s, &%s, %d);", a[0].v[0], a[1].v[0],
+    cg_line(s, "rt_format(RT_HOST(%s), %s, \"%s\", %s, %d, &%s, &%s, %s);", a[0].v[0], a[1].v[0],
             cg_type_text(s->cg, ty), c, a[2].n, out->v[0], out->v[1], loc);
     break;
   }
   case LP_FLOAT_TEXT:
-    cg_line(s, "rt_float_format(RT_HOST(%s), RT_HOST(%s), RT_HOST(%s), &%s, &%s, %d);", a[0].v[0], a[1].v[0],
+    cg_line(s, "rt_float_format(RT_HOST(%s), RT_HOST(%s), RT_HOST(%s), &%s, &%s, %s);", a[0].v[0], a[1].v[0],
             a[2].v[0], out->v[0], out->v[1], loc);
     break;
   case LP_PARSE_FLOAT:
-    cg_line(s, "rt_parse_float(%s, RT_HOST(%s), &%s, &%s, %d);", a[0].v[0], a[1].v[0], out->v[0], out->v[1], loc);
+    cg_line(s, "rt_parse_float(%s, RT_HOST(%s), &%s, &%s, %s);", a[0].v[0], a[1].v[0], out->v[0], out->v[1], loc);
     break;
   default: cg_line(s, "rt_print_chars(RT_HOST(%s));", a[0].v[0]); break;
   }
@@ -498,7 +507,7 @@ static void p_read_object(CgScope *s, const LcuExpr *e, CgAtoms *out) {
   const char *r = cg_tmp(s->cg);
   int n = lcu_type_arity(e->ty);
   cg_line(s, "RtCell %s[%d];", r, n);
-  cg_line(s, "rt_read_objects(RT_HOST(%s), %s, RT_HOST(%s), %s, %d, %d);", t.v[0], st.v[0], st.v[1], r, n,
+  cg_line(s, "rt_read_objects(RT_HOST(%s), %s, RT_HOST(%s), %s, %d, %s);", t.v[0], st.v[0], st.v[1], r, n,
           cg_loc(s->cg, e->loc));
   atoms_of_cells(s, e->ty, r, out);
   cg_release_atoms(s, e->args[0]->ty, &t);
@@ -532,9 +541,9 @@ static void p_fail_if(CgScope *s, const LcuExpr *e, CgAtoms *out) {
   cg_expr(s, e->args[1], &m);
   if (e->prim == LP_FAIL_IF_G) {
     cg_expr(s, e->args[2], &x);
-    cg_line(s, "if (%s) rt_fail_message_g(%s, %s, %d);", c.v[0], m.v[0], x.v[0], cg_loc(s->cg, e->loc));
+    cg_line(s, "if (%s) rt_fail_message_g(%s, %s, %s);", c.v[0], m.v[0], x.v[0], cg_loc(s->cg, e->loc));
   } else {
-    cg_line(s, "if (%s) rt_fail_message(%s, %d);", c.v[0], m.v[0], cg_loc(s->cg, e->loc));
+    cg_line(s, "if (%s) rt_fail_message(%s, %s);", c.v[0], m.v[0], cg_loc(s->cg, e->loc));
   }
   cg_release_atoms(s, e->args[1]->ty, &m);
   *out = atoms(s->cg, 0);
@@ -545,9 +554,9 @@ static void p_segdes_conv(CgScope *s, const LcuExpr *e, CgAtoms *out) {
   CgAtoms a;
   cg_expr(s, e->args[0], &a);
   const char *call = e->prim == LP_MAKE_SEGDES
-                         ? cg_fmt(s->cg, "rt_make_segdes(RT_HOST(%s), %d)", a.v[0], cg_loc(s->cg, e->loc))
+                         ? cg_fmt(s->cg, "rt_make_segdes(RT_HOST(%s), %s)", a.v[0], cg_loc(s->cg, e->loc))
                      : e->prim == LP_RAND_VEC
-                         ? cg_fmt(s->cg, "rt_rand_vec(RT_HOST(%s), %d)", a.v[0], cg_loc(s->cg, e->loc))
+                         ? cg_fmt(s->cg, "rt_rand_vec(RT_HOST(%s), %s)", a.v[0], cg_loc(s->cg, e->loc))
                          : cg_fmt(s->cg, "rt_seg_lengths(%s)", a.v[0]);
   *out = atom1(s->cg, bind_tmp(s, e->ty, call));
   cg_release_atoms(s, e->args[0]->ty, &a);
@@ -558,7 +567,7 @@ static void p_sort_perm(CgScope *s, const LcuExpr *e, CgAtoms *out) {
   CgAtoms sd, x;
   cg_expr(s, e->args[0], &sd);
   cg_expr(s, e->args[1], &x);
-  const char *call = cg_fmt(s->cg, "rt_sort_perm(%s, RT_HOST(%s), %d)", sd.v[0], x.v[0], cg_loc(s->cg, e->loc));
+  const char *call = cg_fmt(s->cg, "rt_sort_perm(%s, RT_HOST(%s), %s)", sd.v[0], x.v[0], cg_loc(s->cg, e->loc));
   *out = atom1(s->cg, bind_tmp(s, e->ty, call));
   cg_release_atoms(s, e->args[0]->ty, &sd);
   cg_release_atoms(s, e->args[1]->ty, &x);
@@ -594,7 +603,7 @@ static void emit_index(CgScope *s, const LcuExpr *e, CgAtoms *out) {
   cg_expr(s, e->args[0], &a);
   cg_expr(s, e->args[1], &i);
   LcuTypeKind el = e->args[0]->ty->elem;
-  const char *ix = cg_fmt(s->cg, "rt_ix(%s, %s, %s, %d)", i.v[0], arr_len(s, a.v[0]), s->it, cg_loc(s->cg, e->loc));
+  const char *ix = cg_fmt(s->cg, "rt_ix(%s, %s, %s, %s)", i.v[0], arr_len(s, a.v[0]), s->it, cg_loc(s->cg, e->loc));
   *out = atom1(s->cg, bind_tmp(s, e->ty, cg_fmt(s->cg, "%s[%s]", arr_data(s, a.v[0], el), ix)));
   cg_release_atoms(s, e->args[0]->ty, &a);
 }
@@ -682,7 +691,7 @@ static void emit_call(CgScope *s, const LcuExpr *e, const char *callee, const Lc
   nz_buf_puts(&call, ");");
   /* a runaway recursion is a fault at the call, as in the interpreter */
   int cpu_call = e->kind == LE_CALL;
-  if (cpu_call) cg_line(s, "rt_enter(%d);", cg_loc(s->cg, e->loc));
+  if (cpu_call) cg_line(s, "rt_enter(%s);", cg_loc(s->cg, e->loc));
   cg_line(s, "%s", call.s);
   if (cpu_call) cg_line(s, "rt_leave();");
   nz_buf_free(&call);
@@ -722,14 +731,21 @@ void cg_expr(CgScope *s, const LcuExpr *e, CgAtoms *out) {
 const char *cg_kernel_cname(Cg *cg, const LcuKernel *k) { return cg_fmt(cg, "%s_kernel", k->name); }
 const char *cg_func_cname(Cg *cg, const LcuFunc *f) { return cg_fmt(cg, "%s_fn", f->name); }
 
-static void proto(Cg *cg, NzBuf *b, const char *name, int np, const LcuBinder *ps, const LcuType *ret) {
+/* Parameter i's base C name (canon: only its slot, for cg_c.c's sharing key). */
+static const char *param_base(Cg *cg, const LcuBinder *p) {
+  return cg_fmt(cg, "%s_%d", cg->canon ? "x" : p->name, p->slot);
+}
+
+static void proto(Cg *cg, NzBuf *b, const char *name, const char *lead, int np, const LcuBinder *ps,
+                  const LcuType *ret) {
   nz_buf_printf(b, "static void %s(", name);
   int first = 1;
+  if (lead) nz_buf_puts(b, lead), first = 0;
   for (int i = 0; i < np; i++)
     for (int k = 0; k < lcu_type_arity(ps[i].ty); k++) {
       const char *ct = cg_ctype(cg, lcu_type_component(ps[i].ty, k));
       nz_buf_printf(b, "%sRT_UNUSED %s%s%s", first ? "" : ", ", ct, ct[strlen(ct) - 1] == '*' ? "" : " ",
-                    cg_comp_name(cg, cg_fmt(cg, "%s_%d", ps[i].name, ps[i].slot), ps[i].ty, k));
+                    cg_comp_name(cg, param_base(cg, &ps[i]), ps[i].ty, k));
       first = 0;
     }
   for (int k = 0; k < lcu_type_arity(ret); k++) {
@@ -742,11 +758,84 @@ static void proto(Cg *cg, NzBuf *b, const char *name, int np, const LcuBinder *p
 }
 
 void cg_kernel_proto(Cg *cg, NzBuf *b, const LcuKernel *k) {
-  proto(cg, b, cg_kernel_cname(cg, k), k->nparams, k->params, k->ret);
+  proto(cg, b, cg_kernel_cname(cg, k), NULL, k->nparams, k->params, k->ret);
+}
+
+void cg_kernel_body_proto(Cg *cg, NzBuf *b, const LcuKernel *k, const char *fn, const CgSizes *sizes) {
+  NzBuf lead = {0};
+  nz_buf_puts(&lead, "RtKernelStat *st, RT_UNUSED int kx");
+  if (cg->target->body_locs) nz_buf_puts(&lead, ", RT_UNUSED const int *lc");
+  for (int i = 0; i < sizes->n; i++) nz_buf_printf(&lead, ", const char *sz%d", i);
+  proto(cg, b, fn, lead.s, k->nparams, k->params, k->ret);
+  nz_buf_free(&lead);
+}
+
+const char *cg_size_name(Cg *cg, CgSizes *sizes, const LcuSize *z) {
+  nz_vec_push(*sizes, z->name ? z->name : "?");
+  return cg_fmt(cg, "sz%d", sizes->n - 1);
+}
+
+static void kernel_args(Cg *cg, NzBuf *b, const LcuKernel *k) {
+  const char *sep = "";
+  for (int i = 0; i < k->nparams; i++)
+    for (int c = 0; c < lcu_type_arity(k->params[i].ty); c++, sep = ", ")
+      nz_buf_printf(b, "%s%s", sep, cg_comp_name(cg, param_base(cg, &k->params[i]), k->params[i].ty, c));
+  for (int c = 0; c < lcu_type_arity(k->ret); c++, sep = ", ") nz_buf_printf(b, "%sout%d", sep, c);
+}
+
+static uint64_t fnv(const char *s) {
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+
+void cg_kernel_shared(Cg *cg, const LcuKernel *k, int index, CgBodyFn body) {
+  NzBuf *b = &cg->body;
+  nz_buf_printf(b, "/* kernel %s (cluster: %s):", k->name, cg->clusters[index]);
+  for (int i = 0; i < k->nsoacs; i++) nz_buf_printf(b, " %s", lcu_soac_name(k->soacs[i].kind));
+  nz_buf_puts(b, " */\n");
+  nz_buf_printf(b, "static RtKernelStat %s_stat = {\"%s\", \"%s\", %d, 0, 0, 0, 0.0};\n", k->name, k->name,
+                cg->clusters[index], k->nsoacs);
+  NzBuf key = {0};
+  CgSizes sizes = {0};
+  CgLocs locs = {0};
+  cg->canon = 1;
+  if (cg->target->body_locs) cg->klocs = &locs;
+  body(cg, k, &key, "body", &sizes);
+  cg->canon = 0;
+  uint64_t h = fnv(key.s);
+  const char *fn = NULL;
+  for (int i = 0; i < cg->shares.n && !fn; i++)
+    if (cg->shares.v[i].h == h && !strcmp(cg->shares.v[i].key, key.s)) fn = cg->shares.v[i].fn;
+  if (fn) nz_buf_printf(b, "/* (its body is %s) */\n", fn);
+  else { /* the body again, with the binders' own names */
+    fn = cg_fmt(cg, "%s_body", k->name);
+    size_t len = strlen(key.s) + 1;
+    CgShare sh = {h, memcpy(nz_alloc(cg->arena, len), key.s, len), fn};
+    nz_vec_push(cg->shares, sh);
+    sizes.n = locs.n = 0;
+    body(cg, k, b, fn, &sizes);
+  }
+  cg->klocs = NULL;
+  nz_buf_free(&key);
+  if (locs.n) {
+    nz_buf_printf(b, "static const int %s_lc[] = {", k->name);
+    for (int i = 0; i < locs.n; i++) nz_buf_printf(b, "%s%d", i ? ", " : "", locs.v[i]);
+    nz_buf_puts(b, "};\n");
+  }
+  cg_kernel_proto(cg, b, k);
+  nz_buf_printf(b, " {\n  %s(&%s_stat, %d", fn, k->name, index);
+  if (cg->target->body_locs) nz_buf_printf(b, ", %s", locs.n ? cg_fmt(cg, "%s_lc", k->name) : "NULL");
+  for (int i = 0; i < sizes.n; i++) nz_buf_printf(b, ", \"%s\"", sizes.v[i]);
+  if (k->nparams || lcu_type_arity(k->ret)) nz_buf_puts(b, ", ");
+  kernel_args(cg, b, k);
+  nz_buf_puts(b, ");\n}\n\n");
+  nz_vec_free(sizes);
+  nz_vec_free(locs);
 }
 
 void cg_func_proto(Cg *cg, NzBuf *b, const LcuFunc *f) {
-  proto(cg, b, cg_func_cname(cg, f), f->nparams, f->params, f->ret);
+  proto(cg, b, cg_func_cname(cg, f), NULL, f->nparams, f->params, f->ret);
 }
 
 void cg_func(Cg *cg, const LcuFunc *f) {

@@ -173,6 +173,7 @@ int cg_program(const LcuProgram *p, const CgTarget *t, const char *report, int f
   nz_buf_puts(out, "int main(int argc, char **argv) { return rt_main(argc, argv, &nessie_program); }\n");
   nz_buf_free(&cg.body);
   nz_vec_free(cg.locs);
+  nz_vec_free(cg.shares);
   nz_arena_free(cg.arena);
   return NZ_EXIT_OK;
 }
