@@ -95,10 +95,8 @@ const char *fus_fresh(FusNames *n, const char *base) {
   while (cut > 0 && base[cut - 1] >= '0' && base[cut - 1] <= '9') cut--;
   if (cut > 0 && cut < len && base[cut - 1] == '_') len = cut - 1;
   if (len == 0 || len > 40) len = len ? 40 : 0;
-  char buf[96];
   for (;;) {
-    snprintf(buf, sizeof buf, "%.*s_%lu", (int)len, len ? base : "t", ++n->counter);
-    const char *s = nz_intern_cstr(buf);
+    const char *s = len ? nz_intern_numbered(base, len, ++n->counter) : nz_intern_numbered("t", 1, ++n->counter);
     if (!fus_names_has(n, s)) {
       fus_names_add(n, s);
       return s;

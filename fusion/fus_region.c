@@ -144,9 +144,19 @@ static int iterated(const LcuSoac *s, const char *x, int strict) {
 
 /* ------------------------------------------------------- symbolic sizes */
 
+/* The right-hand sides of a function's one-name lets, by (interned) name:
+ * open addressing, built on the first lookup (scalar_key). */
+typedef struct {
+  const LcuFunc *func;
+  int cap;
+  const char **name;
+  const LcuExpr **rhs;
+} Defs;
+
 typedef struct {
   FusLcuRegion *r;
   FusGraph *g;
+  Defs *defs;
 } Ctx;
 
 /* The invocation of the region that binds `name`, or -1. Invocations enter
@@ -199,19 +209,47 @@ static const char *var_len_key(Ctx *c, const char *name, int depth) {
   }
 }
 
-static const LcuExpr *def_rhs(const LcuExpr *e, const char *name) {
-  if (e->kind == LE_LET && e->nbinds == 1 && e->binds[0].name == name) return e->args[0];
-  for (int i = 0; i < e->nargs; i++) {
-    const LcuExpr *r = def_rhs(e->args[i], name);
-    if (r) return r;
+static size_t name_slot(const Defs *d, const char *name) {
+  size_t h = ((uintptr_t)name >> 4) * 0x9E3779B97F4A7C15ull;
+  size_t m = (size_t)d->cap - 1, i = h & m;
+  while (d->name[i] && d->name[i] != name) i = (i + 1) & m;
+  return i;
+}
+
+static int count_lets(const LcuExpr *e) {
+  int n = e->kind == LE_LET && e->nbinds == 1;
+  for (int i = 0; i < e->nargs; i++) n += count_lets(e->args[i]);
+  return n;
+}
+
+static void add_lets(Defs *d, const LcuExpr *e) {
+  if (e->kind == LE_LET && e->nbinds == 1) {
+    size_t i = name_slot(d, e->binds[0].name);
+    if (!d->name[i]) d->name[i] = e->binds[0].name, d->rhs[i] = e->args[0];
   }
-  return NULL;
+  for (int i = 0; i < e->nargs; i++) add_lets(d, e->args[i]);
+}
+
+/* The expression bound to `name` in the region's function, or NULL. */
+static const LcuExpr *def_rhs(Ctx *c, const char *name) {
+  Defs *d = c->defs;
+  if (d->func != c->r->func) {
+    free(d->name), free(d->rhs);
+    int n = count_lets(c->r->func->body);
+    d->func = c->r->func;
+    for (d->cap = 16; d->cap < 2 * n + 2;) d->cap *= 2;
+    d->name = nz_xcalloc((size_t)d->cap, sizeof *d->name);
+    d->rhs = nz_xcalloc((size_t)d->cap, sizeof *d->rhs);
+    add_lets(d, c->r->func->body);
+  }
+  size_t i = name_slot(d, name);
+  return d->name[i] ? d->rhs[i] : NULL;
 }
 
 /* An int CPU variable used as a size: follow its definition through copies,
  * literals, #x and seg_total(sd) (names are unique per function). */
 static const char *scalar_key(Ctx *c, const char *a, int depth) {
-  const LcuExpr *rhs = depth < 64 ? def_rhs(c->r->func->body, a) : NULL;
+  const LcuExpr *rhs = depth < 64 ? def_rhs(c, a) : NULL;
   if (!rhs) return a;
   switch (rhs->kind) {
   case LE_INT:
@@ -264,9 +302,9 @@ static void collect_vars(const LcuExpr *e, FusNames *set) {
   for (int i = 0; i < e->nargs; i++) collect_vars(e->args[i], set);
 }
 
-static FusGraph *build_graph(FusLcuRegion *r) {
+static FusGraph *build_graph(FusLcuRegion *r, Defs *defs) {
   FusGraph *g = fus_graph_new();
-  Ctx c = {r, g};
+  Ctx c = {r, g, defs};
   for (int i = 0; i < r->ninv; i++) {
     const FusLcuInv *inv = &r->inv[i];
     const LcuKernel *k = inv->kernel;
@@ -342,7 +380,9 @@ FusLcuRegions *fus_lcu_regions(LcuProgram *p) {
   FusLcuRegions *rs = nz_xcalloc(1, sizeof *rs);
   rs->n = sc.regs.n;
   rs->r = sc.regs.v;
-  for (int i = 0; i < rs->n; i++) rs->r[i].graph = build_graph(&rs->r[i]);
+  Defs defs = {0}; /* kept while consecutive regions share their function */
+  for (int i = 0; i < rs->n; i++) rs->r[i].graph = build_graph(&rs->r[i], &defs);
+  free(defs.name), free(defs.rhs);
   return rs;
 }
 

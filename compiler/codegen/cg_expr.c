@@ -16,13 +16,8 @@
 const char *cg_fmt(Cg *cg, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  NzBuf b = {0};
-  char tmp[512];
-  vsnprintf(tmp, sizeof tmp, fmt, ap);
+  const char *s = nz_vsprintf(cg->arena, fmt, ap);
   va_end(ap);
-  nz_buf_puts(&b, tmp);
-  const char *s = nz_strndup(cg->arena, b.s ? b.s : "", b.len);
-  nz_buf_free(&b);
   return s;
 }
 
@@ -30,16 +25,9 @@ void cg_line(CgScope *s, const char *fmt, ...) {
   for (int i = 0; i < s->ind; i++) nz_buf_puts(s->b, "  ");
   va_list ap;
   va_start(ap, fmt);
-  va_list ap2;
-  va_copy(ap2, ap);
-  int n = vsnprintf(NULL, 0, fmt, ap);
+  nz_buf_vprintf(s->b, fmt, ap);
   va_end(ap);
-  char *tmp = nz_xmalloc((size_t)n + 1);
-  vsnprintf(tmp, (size_t)n + 1, fmt, ap2);
-  va_end(ap2);
-  nz_buf_puts(s->b, tmp);
   nz_buf_putc(s->b, '\n');
-  free(tmp);
 }
 
 const char *cg_tmp(Cg *cg) { return cg_fmt(cg, "v%d", ++cg->tmp); }

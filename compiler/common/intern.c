@@ -58,3 +58,15 @@ void nz_intern_free_all(void) {
   table = NULL;
   nbuckets = count = 0;
 }
+
+const char *nz_intern_numbered(const char *base, size_t len, unsigned long n) {
+  char buf[160], digits[24];
+  int nd = 0;
+  do digits[nd++] = (char)('0' + n % 10), n /= 10;
+  while (n);
+  if (len > sizeof buf - sizeof digits - 2) len = sizeof buf - sizeof digits - 2;
+  memcpy(buf, base, len);
+  buf[len] = '_';
+  for (int i = 0; i < nd; i++) buf[len + 1 + (size_t)i] = digits[nd - 1 - i];
+  return nz_intern(buf, len + 1 + (size_t)nd);
+}

@@ -30,6 +30,7 @@ void nz_arena_free(NzArena *a);
 void *nz_alloc(NzArena *a, size_t n); /* zero-filled, 16-byte aligned */
 char *nz_strndup(NzArena *a, const char *s, size_t n);
 char *nz_sprintf(NzArena *a, const char *fmt, ...) NZ_PRINTF(2, 3);
+char *nz_vsprintf(NzArena *a, const char *fmt, va_list ap);
 #define NZ_NEW(arena, T) ((T *)nz_alloc((arena), sizeof(T)))
 #define NZ_NEWN(arena, T, n) ((T *)nz_alloc((arena), sizeof(T) * (size_t)(n)))
 
@@ -60,6 +61,7 @@ typedef struct {
 void nz_buf_putc(NzBuf *b, char c);
 void nz_buf_puts(NzBuf *b, const char *s);
 void nz_buf_printf(NzBuf *b, const char *fmt, ...) NZ_PRINTF(2, 3);
+void nz_buf_vprintf(NzBuf *b, const char *fmt, va_list ap);
 void nz_buf_free(NzBuf *b);
 
 /* ---- scope.c: a stack of bindings indexed by (interned) name. Entries are
@@ -130,6 +132,9 @@ bool nz_io_spawn(const char *cmd, const int want[3], int got[3], const char **ms
 /* ---- intern.c: interned strings compare with == and live until exit ---- */
 const char *nz_intern(const char *s, size_t n);
 const char *nz_intern_cstr(const char *s);
+/* "BASE_N" interned, from the first len bytes of base (fresh names: snprintf
+ * was a tenth of a compile's instructions) */
+const char *nz_intern_numbered(const char *base, size_t len, unsigned long n);
 void nz_intern_free_all(void); /* at exit, so leak checkers stay quiet */
 
 /* ---- options.c: strict numeric options. nz_parse_*: the whole string is a

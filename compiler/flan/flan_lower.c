@@ -21,9 +21,7 @@ void flan_unsupported(Fl *F, NzLoc loc, const char *fmt, ...) {
 }
 
 const char *flan_fresh(Fl *F, const char *prefix) {
-  char buf[64];
-  snprintf(buf, sizeof buf, "%s_%d", prefix, ++F->counter);
-  return nz_intern_cstr(buf);
+  return nz_intern_numbered(prefix, strlen(prefix), (unsigned long)++F->counter);
 }
 
 FlComp *flan_comps(Fl *F, int n) { return NZ_NEWN(F->a, FlComp, n > 0 ? n : 1); }
