@@ -42,6 +42,7 @@ typedef struct {
 enum { CX_TOP, CX_SEG, CX_PACK };
 typedef struct {
   FlComp *src, *dst;
+  const FlTy *t; /* a pair and its first component share src: the type tells them apart */
 } FlCache;
 struct FlCtx {
   FlCtx *parent;

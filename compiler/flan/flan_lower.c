@@ -129,7 +129,7 @@ FlVal flan_derive(Fl *F, FlVal v, FlCtx *c) {
   if (flan_ncomp(v.t, true) == 0) return (FlVal){v.t, c, NULL};
   if (!c || !c->parent) nz_die("flan: a lifted value outside its context");
   for (int i = 0; i < c->cache.n; i++)
-    if (c->cache.v[i].src == v.c) return (FlVal){v.t, c, c->cache.v[i].dst};
+    if (c->cache.v[i].src == v.c && c->cache.v[i].t == v.t) return (FlVal){v.t, c, c->cache.v[i].dst};
   FlVal up = flan_derive(F, v, c->parent);
   FlBlk *saved = F->blk;
   F->blk = c->blk;
@@ -145,7 +145,7 @@ FlVal flan_derive(Fl *F, FlVal v, FlCtx *c) {
     flan_gather(F, v.t, 1, srcs, NULL, owner, c->n, r.c);
   }
   F->blk = saved;
-  FlCache e = {v.c, r.c};
+  FlCache e = {v.c, r.c, v.t};
   nz_vec_push(c->cache, e);
   return r;
 }

@@ -91,7 +91,7 @@ static void shape(Fl *F, FlComp *out, FlComp n) {
   FlComp *a = flan_comps(F, 2);
   a[0] = *out;
   a[1] = n;
-  FlCache c = {a, a + 1};
+  FlCache c = {a, a + 1, NULL};
   nz_vec_push(F->shapes, c);
 }
 

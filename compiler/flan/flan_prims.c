@@ -1032,6 +1032,19 @@ static bool flat_unlifted(Fl *F, const char *name, FlVal *args, const FlTy *rt, 
     *out = r;
     return true;
   }
+  if (!strcmp(name, "__append") && flan_ty_is_base(rt->a)) {
+    /* one MAP choosing the source by the index (the lifted append makes segment
+     * descriptors and gathers: `[x] ++ f(n - 1)` built lists many times slower) */
+    FlComp a = args[0].c[0], b = args[1].c[0];
+    FlComp na = flan_rows(F, a), nb = flan_rows(F, b);
+    FlComp n = cpu(F, tint(), p2(F, LP_ADD, flan_v(F, na), flan_v(F, nb)));
+    flan_kb_init(&k, F);
+    LcuExpr *in_a = p2(F, LP_LT, flan_kix(&k), flan_kc(&k, na));
+    LcuExpr *e = lcu_if(P, in_a, at(&k, a, flan_kix(&k)), at(&k, b, p2(F, LP_SUB, flan_kix(&k), flan_kc(&k, na))), L);
+    r.c[0] = flan_kb_map1(&k, n, e, flan_ty_lcu_base(rt->a));
+    *out = r;
+    return true;
+  }
   if (!strcmp(name, "__elt") && flan_ty_is_base(rt)) {
     FlComp a = args[0].c[0], i = args[1].c[0];
     FlComp n = flan_rows(F, a);

@@ -33,4 +33,11 @@ for n in 2000 8000; do hull_prog $n >"$tmp/hull_$n.nesl"; done
 check qsort 2000 16000 24
 # 4x the input: linear-ish gives about 4x, n^2 16x
 check hull 2000 8000 8
+# a list built by `[n] ++ build(n - 1)` copies 1 + 2 + ... + n elements: the unlifted
+# append of flat sequences is one MAP, not the lifted append's segment descriptor, index
+# map and gather (about twice the elements, and many times the interpreter's time)
+printf 'function build(n) = if n == 0 then [] int else [n] ++ build(n - 1) $\n#build(1000) $\n' >"$tmp/build.nesl"
+a=$(elements "$tmp/build.nesl")
+echo "build: n=1000 $a elements (bound 750750: 1.5 n(n+1)/2)"
+[ -n "$a" ] && [ "$a" -le 750750 ] || bad "build: the unlifted append copied ${a:-no count} elements for 1000 conses"
 exit $fail
