@@ -450,6 +450,7 @@ typedef struct {
   /* Per depth: the cluster's members, descendants and ancestors. */
   int *mem, nmem;
   uint64_t *desc, *anc, *in, *reach; /* (n+1) x W each, by depth; reach = in ∪ candidates */
+  uint64_t *adesc, *aanc; /* natoms x W: per atom, its members' descendants and ancestors */
   double found_rc[PRICE_KEEP];
   int *found[PRICE_KEEP], nfound_mem[PRICE_KEEP], nfound, keep;
   double dup_min; /* the most negative reduced cost among columns already in the pool */
@@ -543,6 +544,29 @@ static double flow_max(Flow *F, int s, int t) {
   }
 }
 
+/* The invocations that convexity forces into the current set (depth nmem)
+ * with atom b: those on a dataflow path between b and a member, not members
+ * themselves. Writes them to out (W words); returns whether there are any. */
+static int forced_with(const Pricer *P, int b, uint64_t *out) {
+  int W = P->C->W;
+  size_t at = (size_t)P->nmem * (size_t)W;
+  const uint64_t *d = P->desc + at, *an = P->anc + at, *in = P->in + at;
+  const uint64_t *bd = P->adesc + (size_t)b * W, *ba = P->aanc + (size_t)b * W;
+  uint64_t any = 0;
+  for (int x = 0; x < W; x++) any |= out[x] = ((d[x] & ba[x]) | (an[x] & bd[x])) & ~in[x];
+  return any != 0;
+}
+
+/* Does atom b lie on a dataflow path between two members of the current set
+ * (depth nmem)? Then every convex extension holds it. */
+static int mandatory(const Pricer *P, int b) {
+  const CG *C = P->C;
+  int W = C->W;
+  size_t at = (size_t)P->nmem * (size_t)W;
+  int v = C->amem[C->astart[b]];
+  return BIT(P->desc + at, v) && BIT(P->anc + at, v);
+}
+
 /* A bound on the value of every extension of the current set by candidate
  * atoms, exact but for two relaxations: candidates may join together even if
  * apart, and convexity is not asked. What is left is a selection problem
@@ -576,6 +600,21 @@ static double cut_bound(Pricer *P, const int *cand, int nc, double pis, double p
   for (int m = 0; m < P->nmem; m++) P->mark[P->mem[m]] = P->mgen;
   for (int e = 0; e < nc; e++)
     for (int f = C->astart[cand[e]]; f < C->astart[cand[e] + 1]; f++) P->mark[C->amem[f]] = P->mgen;
+  /* Convexity between a candidate and the set: if b joins, so does every
+   * invocation on a path between b and a member (a closure arc b -> y; one
+   * that is no candidate keeps b out). Only convexity among candidates
+   * themselves is relaxed. */
+  uint64_t *fb = P->reach + (size_t)(C->n + 1) * (size_t)C->W; /* scratch row */
+  for (int e = 0; e < nc; e++) {
+    if (mandatory(P, cand[e])) flow_edge(F, 0, 2 + e, INF); /* on a path between members */
+    if (!forced_with(P, cand[e], fb)) continue;
+    for (int x = 0; x < C->W; x++)
+      for (uint64_t m = fb[x]; m; m &= m - 1) {
+        int y = x * 64 + __builtin_ctzll(m);
+        int ny = NODE(y);
+        flow_edge(F, 2 + e, ny, INF);
+      }
+  }
   /* Every array produced or read by a member or candidate, once. */
   if (++P->cgen == 0x7fffffff) {
     memset(P->cstamp, 0, sizeof(int) * (size_t)(g->nvar ? g->nvar : 1));
@@ -723,6 +762,22 @@ static void price_dfs(Pricer *P, int *cand, int nc, double pis, double pw) {
       next[nn++] = b;
       for (int f = C->astart[b]; f < C->astart[b + 1]; f++) SETB(reach, C->amem[f]);
     }
+    /* A candidate that convexity would make bring in an invocation that can
+     * never join (neither member nor candidate) is in no extension. */
+    uint64_t *fb = P->reach + (size_t)(C->n + 1) * (size_t)W; /* scratch row */
+    int kept = 0;
+    for (int e = 0; e < nn; e++) {
+      int b = next[e], out = 0;
+      if (forced_with(P, b, fb))
+        for (int x = 0; x < W && !out; x++) out = (fb[x] & ~reach[x]) != 0;
+      if (!out) next[kept++] = b;
+    }
+    if (kept < nn) {
+      nn = kept;
+      memcpy(reach, in, sizeof(uint64_t) * (size_t)W);
+      for (int e = 0; e < nn; e++)
+        for (int f = C->astart[next[e]]; f < C->astart[next[e] + 1]; f++) SETB(reach, C->amem[f]);
+    }
     /* Invocations on a path between members must join; if one cannot, no
      * extension of this set is convex. */
     int convex = 1, hopeless = 0;
@@ -798,7 +853,7 @@ static double gains(Pricer *P, const int *cand, int nc, const uint64_t *reach) {
         gain -= P->w.traversals;
       }
     }
-    if (gain > 0) total += gain;
+    if (gain > 0 || mandatory(P, b)) total += gain; /* a mandatory one joins whatever its sign */
   }
   return total;
 }
@@ -952,7 +1007,15 @@ static int price(CG *C, FusWeights w, long limit, double tau, double *minrc, int
   P.desc = nz_xcalloc(words, sizeof(uint64_t));
   P.anc = nz_xcalloc(words, sizeof(uint64_t));
   P.in = nz_xcalloc(words, sizeof(uint64_t));
-  P.reach = nz_xcalloc(words, sizeof(uint64_t));
+  P.reach = nz_xcalloc(words + (size_t)W, sizeof(uint64_t)); /* and a scratch row */
+  P.adesc = nz_xcalloc((size_t)C->natoms * (size_t)W + 1, sizeof(uint64_t));
+  P.aanc = nz_xcalloc((size_t)C->natoms * (size_t)W + 1, sizeof(uint64_t));
+  for (int a = 0; a < C->natoms; a++)
+    for (int e = C->astart[a]; e < C->astart[a + 1]; e++)
+      for (int x = 0; x < W; x++) {
+        P.adesc[(size_t)a * W + x] |= C->g->path[(size_t)C->amem[e] * W + x];
+        P.aanc[(size_t)a * W + x] |= C->anc[(size_t)C->amem[e] * W + x];
+      }
   for (int s = 0; s < PRICE_KEEP; s++) P.found[s] = nz_xmalloc(sizeof(int) * ((size_t)n + 1));
   int *cand = nz_xmalloc(sizeof(int) * ((size_t)n + 1));
   memset(C->comp_added, 0, sizeof(int) * (size_t)C->ncomp);
@@ -1006,6 +1069,8 @@ static int price(CG *C, FusWeights w, long limit, double tau, double *minrc, int
   free(P.anc);
   free(P.in);
   free(P.reach);
+  free(P.adesc);
+  free(P.aanc);
   free(P.ccount);
   free(P.cstamp);
   free(P.node);
