@@ -460,6 +460,7 @@ typedef struct {
   Flow flow;
   int complete; /* searched to the end */
   double tau;   /* subtrees whose value bound is at most tau are not searched */
+  int convex;   /* the bounds charge convexity against the set (complete searches) */
 } Pricer;
 
 static double gains(Pricer *P, const int *cand, int nc, const uint64_t *reach);
@@ -553,7 +554,7 @@ static int forced_with(const Pricer *P, int b, uint64_t *out) {
   const uint64_t *d = P->desc + at, *an = P->anc + at, *in = P->in + at;
   const uint64_t *bd = P->adesc + (size_t)b * W, *ba = P->aanc + (size_t)b * W;
   uint64_t any = 0;
-  for (int x = 0; x < W; x++) any |= out[x] = ((d[x] & ba[x]) | (an[x] & bd[x])) & ~in[x];
+  for (int x = 0; x < W; x++) any |= out[x] = ((d[x] & ba[x]) | (an[x] & bd[x])) & ~in[x] & ~(d[x] & an[x]);
   return any != 0;
 }
 
@@ -605,7 +606,7 @@ static double cut_bound(Pricer *P, const int *cand, int nc, double pis, double p
    * that is no candidate keeps b out). Only convexity among candidates
    * themselves is relaxed. */
   uint64_t *fb = P->reach + (size_t)(C->n + 1) * (size_t)C->W; /* scratch row */
-  for (int e = 0; e < nc; e++) {
+  for (int e = 0; e < nc && P->convex; e++) {
     if (mandatory(P, cand[e])) flow_edge(F, 0, 2 + e, INF); /* on a path between members */
     if (!forced_with(P, cand[e], fb)) continue;
     for (int x = 0; x < C->W; x++)
@@ -764,19 +765,21 @@ static void price_dfs(Pricer *P, int *cand, int nc, double pis, double pw) {
     }
     /* A candidate that convexity would make bring in an invocation that can
      * never join (neither member nor candidate) is in no extension. */
-    uint64_t *fb = P->reach + (size_t)(C->n + 1) * (size_t)W; /* scratch row */
-    int kept = 0;
-    for (int e = 0; e < nn; e++) {
-      int b = next[e], out = 0;
-      if (forced_with(P, b, fb))
-        for (int x = 0; x < W && !out; x++) out = (fb[x] & ~reach[x]) != 0;
-      if (!out) next[kept++] = b;
-    }
-    if (kept < nn) {
-      nn = kept;
-      memcpy(reach, in, sizeof(uint64_t) * (size_t)W);
-      for (int e = 0; e < nn; e++)
-        for (int f = C->astart[next[e]]; f < C->astart[next[e] + 1]; f++) SETB(reach, C->amem[f]);
+    if (P->convex) {
+      uint64_t *fb = P->reach + (size_t)(C->n + 1) * (size_t)W; /* scratch row */
+      int kept = 0;
+      for (int e = 0; e < nn; e++) {
+        int b = next[e], out = 0;
+        if (forced_with(P, b, fb))
+          for (int x = 0; x < W && !out; x++) out = (fb[x] & ~reach[x]) != 0;
+        if (!out) next[kept++] = b;
+      }
+      if (kept < nn) {
+        nn = kept;
+        memcpy(reach, in, sizeof(uint64_t) * (size_t)W);
+        for (int e = 0; e < nn; e++)
+          for (int f = C->astart[next[e]]; f < C->astart[next[e] + 1]; f++) SETB(reach, C->amem[f]);
+      }
     }
     /* Invocations on a path between members must join; if one cannot, no
      * extension of this set is convex. */
@@ -853,7 +856,7 @@ static double gains(Pricer *P, const int *cand, int nc, const uint64_t *reach) {
         gain -= P->w.traversals;
       }
     }
-    if (gain > 0 || mandatory(P, b)) total += gain; /* a mandatory one joins whatever its sign */
+    if (gain > 0 || (P->convex && mandatory(P, b))) total += gain; /* a mandatory one joins whatever its sign */
   }
   return total;
 }
@@ -998,6 +1001,7 @@ static int price(CG *C, FusWeights w, long limit, double tau, double *minrc, int
   P.w.kernels -= C->rho, P.w.arrays -= C->sigma, P.w.traversals -= C->theta;
   P.limit = limit;
   P.tau = tau;
+  P.convex = limit == 0;
   P.ccount = nz_xcalloc((size_t)(C->g->nvar ? C->g->nvar : 1), sizeof(int));
   P.cstamp = nz_xcalloc((size_t)(C->g->nvar ? C->g->nvar : 1), sizeof(int));
   P.node = nz_xcalloc((size_t)n + 1, sizeof(int));
