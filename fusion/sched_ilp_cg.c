@@ -2186,6 +2186,7 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
   }
   C.comp_added = nz_xcalloc((size_t)C.ncomp + 1, sizeof(int));
   C.skip_bounded = nz_xcalloc((size_t)C.ncomp + 1, 1);
+  if (getenv("NESSIE_CG_GREEDY_FIRST")) memset(C.skip_bounded, 1, (size_t)C.ncomp);
   C.quiet = nz_xcalloc((size_t)C.ncomp + 1, 1);
   C.uf = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
   C.dapart = nz_xmalloc((size_t)n * (size_t)n + 1);
