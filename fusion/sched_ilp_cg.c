@@ -31,6 +31,10 @@
 /* ... and per candidate the greedy pricing tries (0.23-0.37 us measured at
  * 60-150 invocations). */
 #define WORK_TRIAL 0.3
+/* In regions of at most this many invocations every component starts its
+ * cheap pricing with the greedy search, in larger ones with the bounded
+ * search (cheap_round; ILP.md, "Pricing"). */
+#define GREEDY_FIRST_MAX 64
 /* Columns of the restricted master's MIP on a big pool: at the close, and
  * inside the search (ILP.md, "Heuristics": smaller MIPs there, same trees). */
 #define RMP_COLS 2000
@@ -2245,12 +2249,14 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
   }
   C.comp_added = nz_xcalloc((size_t)C.ncomp + 1, sizeof(int));
   C.skip_bounded = nz_xcalloc((size_t)C.ncomp + 1, 1);
-  /* Every component starts with the greedy search (cheap_round): on the
-   * programs' regions of MAPs over one space the bounded one spent its 2000
-   * nodes per round for columns the greedy one finds at once (blackscholes:
-   * 207,298 search nodes and 0.98 s of ilp-cg, against 7,570 and 0.18 s).
-   * NESSIE_CG_BOUNDED_FIRST=1 restores the old order, for measurements. */
-  if (!getenv("NESSIE_CG_BOUNDED_FIRST")) memset(C.skip_bounded, 1, (size_t)C.ncomp);
+  /* In small regions every component starts with the greedy search
+   * (cheap_round): on the programs' regions of MAPs over one space the
+   * bounded one spent its 2000 nodes per round for columns the greedy one
+   * finds at once (blackscholes: 207,298 search nodes and 0.98 s of ilp-cg,
+   * against 7,570 and 0.18 s). On regions of 100-150 invocations it was
+   * mixed, and it lost two proofs (ILP.md). NESSIE_CG_BOUNDED_FIRST=1
+   * keeps the old order everywhere, for measurements. */
+  if (n <= GREEDY_FIRST_MAX && !getenv("NESSIE_CG_BOUNDED_FIRST")) memset(C.skip_bounded, 1, (size_t)C.ncomp);
   C.quiet = nz_xcalloc((size_t)C.ncomp + 1, 1);
   C.uf = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
   C.dapart = nz_xmalloc((size_t)n * (size_t)n + 1);
