@@ -145,6 +145,7 @@ typedef struct {
   double deadline;
   int timed_out;
   long nodes, lps;
+  int small; /* at most GREEDY_FIRST_MAX invocations */
   long kbranches, abranches; /* branches on the number of kernels, of arrays */
   int root_rounds;
   double t_start;
@@ -467,7 +468,8 @@ typedef struct {
   Flow flow;
   int complete; /* searched to the end */
   double tau;   /* subtrees whose value bound is at most tau are not searched */
-  int convex;   /* the bounds charge convexity against the set (complete searches) */
+  int convex;   /* the bounds charge convexity against the set (complete searches,
+                   and every search in a small region) */
 } Pricer;
 
 static double gains(Pricer *P, const int *cand, int nc, const uint64_t *reach);
@@ -1063,7 +1065,7 @@ static int price(CG *C, FusWeights w, long limit, double tau, double *minrc, int
   P.w.kernels -= C->rho, P.w.arrays -= C->sigma, P.w.traversals -= C->theta;
   P.limit = limit;
   P.tau = tau;
-  P.convex = limit == 0;
+  P.convex = limit == 0 || C->small;
   P.ccount = nz_xcalloc((size_t)(C->g->nvar ? C->g->nvar : 1), sizeof(int));
   P.cstamp = nz_xcalloc((size_t)(C->g->nvar ? C->g->nvar : 1), sizeof(int));
   P.node = nz_xcalloc((size_t)n + 1, sizeof(int));
@@ -2256,7 +2258,8 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
    * against 7,570 and 0.18 s). On regions of 100-150 invocations it was
    * mixed, and it lost two proofs (ILP.md). NESSIE_CG_BOUNDED_FIRST=1
    * keeps the old order everywhere, for measurements. */
-  if (n <= GREEDY_FIRST_MAX && !getenv("NESSIE_CG_BOUNDED_FIRST")) memset(C.skip_bounded, 1, (size_t)C.ncomp);
+  C.small = n <= GREEDY_FIRST_MAX && !getenv("NESSIE_CG_BOUNDED_FIRST");
+  if (C.small) memset(C.skip_bounded, 1, (size_t)C.ncomp);
   C.quiet = nz_xcalloc((size_t)C.ncomp + 1, 1);
   C.uf = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
   C.dapart = nz_xmalloc((size_t)n * (size_t)n + 1);
