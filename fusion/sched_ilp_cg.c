@@ -28,6 +28,13 @@
  * per column of an LP solved, and per pricing search node (CG.heur_work). */
 #define WORK_COL 2.5
 #define WORK_NODE 1.5
+/* ... and per candidate the greedy pricing tries (0.23-0.37 us measured at
+ * 60-150 invocations). */
+#define WORK_TRIAL 0.3
+/* In regions of at most this many invocations every component starts its
+ * cheap pricing with the greedy search, in larger ones with the bounded
+ * search (cheap_round; ILP.md, "Pricing"). */
+#define GREEDY_FIRST_MAX 64
 /* Columns of the restricted master's MIP on a big pool: at the close, and
  * inside the search (ILP.md, "Heuristics": smaller MIPs there, same trees). */
 #define RMP_COLS 2000
@@ -138,6 +145,7 @@ typedef struct {
   double deadline;
   int timed_out;
   long nodes, lps;
+  int small; /* at most GREEDY_FIRST_MAX invocations */
   long kbranches, abranches; /* branches on the number of kernels, of arrays */
   int root_rounds;
   double t_start;
@@ -450,6 +458,7 @@ typedef struct {
   /* Per depth: the cluster's members, descendants and ancestors. */
   int *mem, nmem;
   uint64_t *desc, *anc, *in, *reach; /* (n+1) x W each, by depth; reach = in ∪ candidates */
+  uint64_t *adesc, *aanc; /* natoms x W: per atom, its members' descendants and ancestors */
   double found_rc[PRICE_KEEP];
   int *found[PRICE_KEEP], nfound_mem[PRICE_KEEP], nfound, keep;
   double dup_min; /* the most negative reduced cost among columns already in the pool */
@@ -459,6 +468,8 @@ typedef struct {
   Flow flow;
   int complete; /* searched to the end */
   double tau;   /* subtrees whose value bound is at most tau are not searched */
+  int convex;   /* the bounds charge convexity against the set (complete searches,
+                   and every search in a small region) */
 } Pricer;
 
 static double gains(Pricer *P, const int *cand, int nc, const uint64_t *reach);
@@ -543,6 +554,29 @@ static double flow_max(Flow *F, int s, int t) {
   }
 }
 
+/* The invocations that convexity forces into the current set (depth nmem)
+ * with atom b: those on a dataflow path between b and a member, not members
+ * themselves. Writes them to out (W words); returns whether there are any. */
+static int forced_with(const Pricer *P, int b, uint64_t *out) {
+  int W = P->C->W;
+  size_t at = (size_t)P->nmem * (size_t)W;
+  const uint64_t *d = P->desc + at, *an = P->anc + at, *in = P->in + at;
+  const uint64_t *bd = P->adesc + (size_t)b * W, *ba = P->aanc + (size_t)b * W;
+  uint64_t any = 0;
+  for (int x = 0; x < W; x++) any |= out[x] = ((d[x] & ba[x]) | (an[x] & bd[x])) & ~in[x] & ~(d[x] & an[x]);
+  return any != 0;
+}
+
+/* Does atom b lie on a dataflow path between two members of the current set
+ * (depth nmem)? Then every convex extension holds it. */
+static int mandatory(const Pricer *P, int b) {
+  const CG *C = P->C;
+  int W = C->W;
+  size_t at = (size_t)P->nmem * (size_t)W;
+  int v = C->amem[C->astart[b]];
+  return BIT(P->desc + at, v) && BIT(P->anc + at, v);
+}
+
 /* A bound on the value of every extension of the current set by candidate
  * atoms, exact but for two relaxations: candidates may join together even if
  * apart, and convexity is not asked. What is left is a selection problem
@@ -576,6 +610,21 @@ static double cut_bound(Pricer *P, const int *cand, int nc, double pis, double p
   for (int m = 0; m < P->nmem; m++) P->mark[P->mem[m]] = P->mgen;
   for (int e = 0; e < nc; e++)
     for (int f = C->astart[cand[e]]; f < C->astart[cand[e] + 1]; f++) P->mark[C->amem[f]] = P->mgen;
+  /* Convexity between a candidate and the set: if b joins, so does every
+   * invocation on a path between b and a member (a closure arc b -> y; one
+   * that is no candidate keeps b out). Only convexity among candidates
+   * themselves is relaxed. */
+  uint64_t *fb = P->reach + (size_t)(C->n + 1) * (size_t)C->W; /* scratch row */
+  for (int e = 0; e < nc && P->convex; e++) {
+    if (mandatory(P, cand[e])) flow_edge(F, 0, 2 + e, INF); /* on a path between members */
+    if (!forced_with(P, cand[e], fb)) continue;
+    for (int x = 0; x < C->W; x++)
+      for (uint64_t m = fb[x]; m; m &= m - 1) {
+        int y = x * 64 + __builtin_ctzll(m);
+        int ny = NODE(y);
+        flow_edge(F, 2 + e, ny, INF);
+      }
+  }
   /* Every array produced or read by a member or candidate, once. */
   if (++P->cgen == 0x7fffffff) {
     memset(P->cstamp, 0, sizeof(int) * (size_t)(g->nvar ? g->nvar : 1));
@@ -723,6 +772,24 @@ static void price_dfs(Pricer *P, int *cand, int nc, double pis, double pw) {
       next[nn++] = b;
       for (int f = C->astart[b]; f < C->astart[b + 1]; f++) SETB(reach, C->amem[f]);
     }
+    /* A candidate that convexity would make bring in an invocation that can
+     * never join (neither member nor candidate) is in no extension. */
+    if (P->convex) {
+      uint64_t *fb = P->reach + (size_t)(C->n + 1) * (size_t)W; /* scratch row */
+      int kept = 0;
+      for (int e = 0; e < nn; e++) {
+        int b = next[e], out = 0;
+        if (forced_with(P, b, fb))
+          for (int x = 0; x < W && !out; x++) out = (fb[x] & ~reach[x]) != 0;
+        if (!out) next[kept++] = b;
+      }
+      if (kept < nn) {
+        nn = kept;
+        memcpy(reach, in, sizeof(uint64_t) * (size_t)W);
+        for (int e = 0; e < nn; e++)
+          for (int f = C->astart[next[e]]; f < C->astart[next[e] + 1]; f++) SETB(reach, C->amem[f]);
+      }
+    }
     /* Invocations on a path between members must join; if one cannot, no
      * extension of this set is convex. */
     int convex = 1, hopeless = 0;
@@ -798,7 +865,7 @@ static double gains(Pricer *P, const int *cand, int nc, const uint64_t *reach) {
         gain -= P->w.traversals;
       }
     }
-    if (gain > 0) total += gain;
+    if (gain > 0 || (P->convex && mandatory(P, b))) total += gain; /* a mandatory one joins whatever its sign */
   }
   return total;
 }
@@ -836,6 +903,48 @@ static void grow_copy(GrowSet *to, const GrowSet *from, size_t wb) {
   to->k = from->k, to->pis = from->pis, to->pw = from->pw;
 }
 
+/* Is array x materialised by a cluster `bits`: live out, or read outside? */
+static int mat_in(const FusVar *x, const uint64_t *bits) {
+  int mat = x->live_out;
+  for (int u = 0; u < x->nconsumers && !mat; u++) mat = !BIT(bits, x->consumers[u]);
+  return mat;
+}
+
+/* The cost of in ∪ N (trial: its bits; N = mem[k0..k1)) from in's own
+ * (arrays na, reads nr; its outside reads stamped C->stamp == sgen by the
+ * cluster_cost call on it), touching only N's arrays: what N produces, what N
+ * reads (a new read, or one of in's arrays no longer read outside), and in's
+ * reads of arrays N produces. Equal to cluster_cost on the trial, at a cost
+ * in |N| instead of |in ∪ N| (price_greedy tries every candidate at every
+ * step). */
+static double grown_cost(CG *C, const uint64_t *inbits, int sgen, int na, int nr, const int *mem, int k0, int k1,
+                         const uint64_t *bits, FusWeights w, int *tstamp, int tgen) {
+  const FusGraph *g = C->g;
+  for (int q = k0; q < k1; q++) {
+    const FusInv *I = &g->inv[mem[q]];
+    for (int u = 0; u < I->nuses; u++) {
+      int xv = I->uses[u].var;
+      const FusVar *x = &g->var[xv];
+      if (!x->is_array || tstamp[xv] == tgen) continue;
+      if (x->producer >= 0 && BIT(inbits, x->producer)) { /* in's array: maybe no longer read outside */
+        tstamp[xv] = tgen;
+        na += mat_in(x, bits) - mat_in(x, inbits);
+      } else if (!(x->producer >= 0 && BIT(bits, x->producer)) && C->stamp[xv] != sgen) {
+        tstamp[xv] = tgen; /* a new read from outside */
+        nr++;
+      }
+    }
+    for (int d = 0; d < I->ndefs; d++) {
+      int xv = I->defs[d];
+      const FusVar *x = &g->var[xv];
+      if (!x->is_array) continue;
+      na += mat_in(x, bits);
+      if (C->stamp[xv] == sgen) nr--; /* in read it from outside; now it is produced inside */
+    }
+  }
+  return w.kernels + w.arrays * na + w.traversals * nr;
+}
+
 /* Greedy pricing: from each atom, add the compatible atom (with whatever
  * convexity then forces in) that raises the value most, while it rises; a
  * set worth a negative reduced cost that is not in the pool becomes a
@@ -852,6 +961,8 @@ static int price_greedy(CG *C, FusWeights w, const char *only) {
   int *forced = nz_xmalloc(sizeof(int) * ((size_t)na + 1)), *best_forced = nz_xmalloc(sizeof(int) * ((size_t)na + 1));
   int *cands = nz_xmalloc(sizeof(int) * ((size_t)na + 1));
   char *inatom = nz_xmalloc((size_t)na + 1), *ok = nz_xmalloc((size_t)na + 1); /* ok: compatible with in's atoms */
+  int *tstamp = nz_xcalloc((size_t)(C->g->nvar ? C->g->nvar : 1), sizeof(int)), tgen = 0;
+  long trials = 0;
   memset(C->comp_added, 0, sizeof(int) * (size_t)C->ncomp);
   for (int seed = 0; seed < na && !out_of_time(C); seed++) {
     int comp = C->comp[C->amem[C->astart[seed]]];
@@ -876,6 +987,9 @@ static int price_greedy(CG *C, FusWeights w, const char *only) {
       }
       double bestv = cur;
       nbest = 0;
+      int in_arrays, in_reads;
+      cluster_cost_terms(C, mem, in.k, in.bits, w, &in_arrays, &in_reads);
+      int sgen = C->gen; /* in's outside reads, for grown_cost */
       for (int ci = 0; ci < nc; ci++) {
         int b = cands[ci];
         if (inatom[b] || !ok[b]) continue;
@@ -897,7 +1011,13 @@ static int price_greedy(CG *C, FusWeights w, const char *only) {
           }
         }
         if (!good) continue;
-        double v = trial.pis - trial.pw - cluster_cost(C, mem, trial.k, trial.bits, w) - reach_penalty(C, trial.bits);
+        if (++tgen == 0x7fffffff) {
+          memset(tstamp, 0, sizeof(int) * (size_t)(C->g->nvar ? C->g->nvar : 1));
+          tgen = 1;
+        }
+        trials++;
+        double cost = grown_cost(C, in.bits, sgen, in_arrays, in_reads, mem, in.k, trial.k, trial.bits, w, tstamp, tgen);
+        double v = trial.pis - trial.pw - cost - reach_penalty(C, trial.bits);
         if (v > bestv + 1e-9) {
           bestv = v, nbest = nf;
           memcpy(best_forced, forced, sizeof(int) * (size_t)nf);
@@ -920,7 +1040,9 @@ static int price_greedy(CG *C, FusWeights w, const char *only) {
     }
   }
   free(in.bits), free(in.desc), free(in.anc), free(trial.bits), free(trial.desc), free(trial.anc);
-  free(mem), free(forced), free(best_forced), free(cands), free(inatom), free(ok);
+  free(mem), free(forced), free(best_forced), free(cands), free(inatom), free(ok), free(tstamp);
+  C->heur_work += WORK_TRIAL * (double)trials;
+  C->work_total += WORK_TRIAL * (double)trials;
   C->t_price += nz_now() - t0;
   return added;
 }
@@ -943,6 +1065,7 @@ static int price(CG *C, FusWeights w, long limit, double tau, double *minrc, int
   P.w.kernels -= C->rho, P.w.arrays -= C->sigma, P.w.traversals -= C->theta;
   P.limit = limit;
   P.tau = tau;
+  P.convex = limit == 0 || C->small;
   P.ccount = nz_xcalloc((size_t)(C->g->nvar ? C->g->nvar : 1), sizeof(int));
   P.cstamp = nz_xcalloc((size_t)(C->g->nvar ? C->g->nvar : 1), sizeof(int));
   P.node = nz_xcalloc((size_t)n + 1, sizeof(int));
@@ -952,7 +1075,15 @@ static int price(CG *C, FusWeights w, long limit, double tau, double *minrc, int
   P.desc = nz_xcalloc(words, sizeof(uint64_t));
   P.anc = nz_xcalloc(words, sizeof(uint64_t));
   P.in = nz_xcalloc(words, sizeof(uint64_t));
-  P.reach = nz_xcalloc(words, sizeof(uint64_t));
+  P.reach = nz_xcalloc(words + (size_t)W, sizeof(uint64_t)); /* and a scratch row */
+  P.adesc = nz_xcalloc((size_t)C->natoms * (size_t)W + 1, sizeof(uint64_t));
+  P.aanc = nz_xcalloc((size_t)C->natoms * (size_t)W + 1, sizeof(uint64_t));
+  for (int a = 0; a < C->natoms; a++)
+    for (int e = C->astart[a]; e < C->astart[a + 1]; e++)
+      for (int x = 0; x < W; x++) {
+        P.adesc[(size_t)a * W + x] |= C->g->path[(size_t)C->amem[e] * W + x];
+        P.aanc[(size_t)a * W + x] |= C->anc[(size_t)C->amem[e] * W + x];
+      }
   for (int s = 0; s < PRICE_KEEP; s++) P.found[s] = nz_xmalloc(sizeof(int) * ((size_t)n + 1));
   int *cand = nz_xmalloc(sizeof(int) * ((size_t)n + 1));
   memset(C->comp_added, 0, sizeof(int) * (size_t)C->ncomp);
@@ -1006,6 +1137,8 @@ static int price(CG *C, FusWeights w, long limit, double tau, double *minrc, int
   free(P.anc);
   free(P.in);
   free(P.reach);
+  free(P.adesc);
+  free(P.aanc);
   free(P.ccount);
   free(P.cstamp);
   free(P.node);
@@ -1180,7 +1313,8 @@ static void perturb(CG *C, int on) {
 }
 
 /* The cheap pricing of one round: per component, the bounded search, and
- * the greedy one where it found nothing. The components are priced
+ * the greedy one where it found nothing (every component starts the other
+ * way round, with the greedy one: skip_bounded set). The components are priced
  * independently: one whose bounded search fails must not wait until the
  * others have converged (seen on a 300-invocation region: its larger
  * component got no column for 150 LPs while the other still found some).
@@ -2117,6 +2251,15 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
   }
   C.comp_added = nz_xcalloc((size_t)C.ncomp + 1, sizeof(int));
   C.skip_bounded = nz_xcalloc((size_t)C.ncomp + 1, 1);
+  /* In small regions every component starts with the greedy search
+   * (cheap_round): on the programs' regions of MAPs over one space the
+   * bounded one spent its 2000 nodes per round for columns the greedy one
+   * finds at once (blackscholes: 207,298 search nodes and 0.98 s of ilp-cg,
+   * against 7,570 and 0.18 s). On regions of 100-150 invocations it was
+   * mixed, and it lost two proofs (ILP.md). NESSIE_CG_BOUNDED_FIRST=1
+   * keeps the old order everywhere, for measurements. */
+  C.small = n <= GREEDY_FIRST_MAX && !getenv("NESSIE_CG_BOUNDED_FIRST");
+  if (C.small) memset(C.skip_bounded, 1, (size_t)C.ncomp);
   C.quiet = nz_xcalloc((size_t)C.ncomp + 1, 1);
   C.uf = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
   C.dapart = nz_xmalloc((size_t)n * (size_t)n + 1);
