@@ -135,6 +135,14 @@ const char *cg_type_text(Cg *cg, const LcuType *t);
 enum { CG_PROFILE = 1, CG_FLOAT32 = 2 };
 int cg_program(const LcuProgram *p, const CgTarget *t, const char *clusters_report, int flags, NzBuf *out);
 
+/* ------------------------------------------------------------ cg_text.c */
+/* Every byte from outside the compiler reaches generated code through these. */
+void cg_c_string(NzBuf *b, const char *s, size_t n);  /* a C string literal of s */
+const char *cg_c_string_text(Cg *cg, const char *s);  /* the same, as text */
+void cg_c_comment(NzBuf *b, const char *s);           /* s made safe inside a comment */
+const char *cg_c_comment_text(Cg *cg, const char *s);
+const char *cg_cid(Cg *cg, const char *name);          /* a λcu name as a C identifier */
+
 /* ------------------------------------------------------------- cg_c.c */
 extern const CgTarget cg_target_c;
 
@@ -146,6 +154,7 @@ typedef struct {
   const char *nvcc;   /* NESSIE_NVCC, else found like .ci/find-cuda; NULL if none */
   const char *flags;  /* NESSIE_NVCCFLAGS, default -O3 */
   const char *arch;   /* --cuda-arch=sm_XX, or NULL for nvcc's default */
+  const char *const *srcs; /* the program's source files, which no output may replace (NULL-ended) */
 } CgCudaOpts;
 void cg_cuda_defaults(CgCudaOpts *o);
 /* Writes OUT.cu (kept) and compiles it with nvcc against the runtime (C part
@@ -158,6 +167,7 @@ typedef struct {
   const char *cc;     /* C compiler (NESSIE_CC, else cc) */
   const char *cflags; /* optimisation and extra flags (default -O2) */
   int keep_c;         /* also keep the .c next to the binary */
+  const char *const *srcs; /* the program's source files, which no output may replace (NULL-ended) */
 } CgBuildOpts;
 void cg_build_defaults(CgBuildOpts *o);
 /* Compiles C text into the executable `out`, linking the runtime found next to
@@ -166,6 +176,13 @@ void cg_build_defaults(CgBuildOpts *o);
 int cg_compile(const char *ctext, const char *out, const CgBuildOpts *o);
 /* The cached binary for ctext (compiled on a miss); path in *bin (malloc'd). */
 int cg_compile_cached(const char *ctext, const CgBuildOpts *o, char **bin);
+/* Whether a build may write OUT (and OUT followed by companion, ".c" or ".cu", if not
+ * NULL): absent or regular files, none of srcs. 0, or an exit status after a message. */
+int cg_outputs_ok(const char *out, const char *companion, const char *const *srcs);
+/* A new empty file beside path (malloc'd name), or NULL after a message; and
+ * tmp renamed to out (0, or an exit status after a message; tmp removed). */
+char *cg_temp_beside(const char *path);
+int cg_install(const char *tmp, const char *out);
 /* Where the runtime lives: DIR with include/nessie_rt.h and libnessie_rt.a. */
 const char *cg_runtime_dir(void);
 

@@ -409,7 +409,7 @@ static void kernel_body(Cg *cg, const LcuKernel *k, NzBuf *out, const char *fn, 
     }
   for (int i = 0; i < k->nsoacs; i++) {
     const LcuSoac *s = &k->soacs[i];
-    K->pre = cg_fmt(cg, "%s_s%d", cg->canon ? "K" : k->name, i);
+    K->pre = cg_fmt(cg, "%s_s%d", cg->canon ? "K" : cg_cid(cg, k->name), i);
     LINE("/* %s -> %s%s */", lcu_soac_name(s->kind), K->ks.name[s->binds[0].slot], s->nbinds > 1 ? ", ..." : "");
     LINE("{");
     K->ks.ind++;

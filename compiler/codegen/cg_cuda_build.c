@@ -4,6 +4,7 @@
  * (libnessie_rt.a) and CUPTI. nvcc runs without a shell (argv vector). */
 #include <errno.h>
 #include <limits.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -60,6 +61,8 @@ static int split(NzArena *a, const char *flags, const char **av, int n) {
 int cg_cuda_compile(const char *text, const char *out, const CgCudaOpts *o) {
   char cu[PATH_MAX];
   snprintf(cu, sizeof cu, "%s.cu", out);
+  int orc = cg_outputs_ok(out, ".cu", o->srcs);
+  if (orc != NZ_EXIT_OK) return orc;
   FILE *f = fopen(cu, "w");
   if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
     nz_error("cannot write '%s': %s", cu, strerror(errno));
@@ -102,8 +105,13 @@ int cg_cuda_compile(const char *text, const char *out, const CgCudaOpts *o) {
   av[n++] = cu;
   av[n++] = nz_sprintf(a, "%s/cuda/rt_cuda.cu", rt);
   av[n++] = nz_sprintf(a, "%s/cuda/rt_cupti.c", rt);
+  char *bin = cg_temp_beside(out); /* renamed over OUT once nvcc has finished it */
+  if (!bin) {
+    nz_arena_free(a);
+    return NZ_EXIT_USER;
+  }
   av[n++] = "-o";
-  av[n++] = out;
+  av[n++] = bin;
   av[n++] = lib;
   if (extras) av[n++] = nz_sprintf(a, "-L%s/extras/CUPTI/lib64", home);
   av[n++] = "-lcupti";
@@ -130,8 +138,12 @@ int cg_cuda_compile(const char *text, const char *out, const CgCudaOpts *o) {
     nz_error("nvcc failed on the generated program (a bug in nessie): %s", cmd.s);
     fprintf(stderr, "nessie: the generated CUDA is kept in %s\n", cu);
     nz_buf_free(&cmd);
+    unlink(bin);
     rc = NZ_EXIT_INTERNAL;
+  } else {
+    rc = cg_install(bin, out);
   }
+  free(bin);
   nz_arena_free(a);
   return rc;
 }

@@ -96,7 +96,7 @@ static int is_ref(const LcuType *t) { return t->kind == LT_ARRAY || t->kind == L
 
 static void name_binder(CgScope *s, const LcuBinder *b, const char *suffix) {
   if (b->slot < 0 || b->slot >= s->nslots) nz_die("codegen: binder %s without a slot", b->name);
-  s->name[b->slot] = cg_fmt(s->cg, "%s_%s%d", s->cg->canon ? "x" : b->name, suffix, b->slot);
+  s->name[b->slot] = cg_fmt(s->cg, "%s_%s%d", s->cg->canon ? "x" : cg_cid(s->cg, b->name), suffix, b->slot);
   s->ty[b->slot] = b->ty;
 }
 
@@ -599,6 +599,28 @@ static void emit_index(CgScope *s, const LcuExpr *e, CgAtoms *out) {
 static void emit_array(CgScope *s, const LcuExpr *e, CgAtoms *out) {
   LcuTypeKind el = e->opty ? e->opty->kind : e->ty->elem;
   const char *t = bind_tmp(s, e->ty, cg_fmt(s->cg, "rt_arr_new(%s, %d)", cg_rt_elem(s->cg, el), e->nargs));
+  int lits = e->nargs > 0;
+  for (int k = 0; k < e->nargs && lits; k++) lits = e->args[k]->kind >= LE_INT && e->args[k]->kind <= LE_CHAR;
+  if (lits) { /* a table: one statement per element made the C compiler quadratic in a string's length */
+    cg_line(s, "{");
+    cg_line(s, "  static const %s lit[] = {", elem_ctype(s->cg, el));
+    NzBuf row = {0};
+    for (int k = 0; k < e->nargs; k++) {
+      CgAtoms x;
+      cg_expr(s, e->args[k], &x);
+      nz_buf_printf(&row, "%s,%s", x.v[0], k % 16 == 15 || k == e->nargs - 1 ? "" : " ");
+      if (k % 16 == 15 || k == e->nargs - 1) {
+        cg_line(s, "    %s", row.s);
+        row.len = 0;
+      }
+    }
+    nz_buf_free(&row);
+    cg_line(s, "  };");
+    cg_line(s, "  memcpy(%s->d, lit, sizeof lit);", t);
+    cg_line(s, "}");
+    *out = atom1(s->cg, t);
+    return;
+  }
   for (int k = 0; k < e->nargs; k++) {
     CgAtoms x;
     cg_expr(s, e->args[k], &x);
@@ -716,12 +738,12 @@ void cg_expr(CgScope *s, const LcuExpr *e, CgAtoms *out) {
 
 /* ------------------------------------------------- functions and kernels */
 
-const char *cg_kernel_cname(Cg *cg, const LcuKernel *k) { return cg_fmt(cg, "%s_kernel", k->name); }
-const char *cg_func_cname(Cg *cg, const LcuFunc *f) { return cg_fmt(cg, "%s_fn", f->name); }
+const char *cg_kernel_cname(Cg *cg, const LcuKernel *k) { return cg_fmt(cg, "%s_kernel", cg_cid(cg, k->name)); }
+const char *cg_func_cname(Cg *cg, const LcuFunc *f) { return cg_fmt(cg, "%s_fn", cg_cid(cg, f->name)); }
 
 /* Parameter i's base C name (canon: only its slot, for cg_c.c's sharing key). */
 static const char *param_base(Cg *cg, const LcuBinder *p) {
-  return cg_fmt(cg, "%s_%d", cg->canon ? "x" : p->name, p->slot);
+  return cg_fmt(cg, "%s_%d", cg->canon ? "x" : cg_cid(cg, p->name), p->slot);
 }
 
 static void proto(Cg *cg, NzBuf *b, const char *name, const char *lead, int np, const LcuBinder *ps,
@@ -779,11 +801,12 @@ static uint64_t fnv(const char *s) {
 
 void cg_kernel_shared(Cg *cg, const LcuKernel *k, int index, CgBodyFn body) {
   NzBuf *b = &cg->body;
-  nz_buf_printf(b, "/* kernel %s (cluster: %s):", k->name, cg->clusters[index]);
+  const char *kn = cg_cid(cg, k->name);
+  nz_buf_printf(b, "/* kernel %s (cluster: %s):", cg_c_comment_text(cg, k->name), cg_c_comment_text(cg, cg->clusters[index]));
   for (int i = 0; i < k->nsoacs; i++) nz_buf_printf(b, " %s", lcu_soac_name(k->soacs[i].kind));
   nz_buf_puts(b, " */\n");
-  nz_buf_printf(b, "static RtKernelStat %s_stat = {\"%s\", \"%s\", %d, 0, 0, 0, 0.0};\n", k->name, k->name,
-                cg->clusters[index], k->nsoacs);
+  nz_buf_printf(b, "static RtKernelStat %s_stat = {%s, %s, %d, 0, 0, 0, 0.0};\n", kn, cg_c_string_text(cg, k->name),
+                cg_c_string_text(cg, cg->clusters[index]), k->nsoacs);
   NzBuf key = {0};
   CgSizes sizes = {0};
   CgLocs locs = {0};
@@ -797,7 +820,7 @@ void cg_kernel_shared(Cg *cg, const LcuKernel *k, int index, CgBodyFn body) {
     if (cg->shares.v[i].h == h && !strcmp(cg->shares.v[i].key, key.s)) fn = cg->shares.v[i].fn;
   if (fn) nz_buf_printf(b, "/* (its body is %s) */\n", fn);
   else { /* the body again, with the binders' own names */
-    fn = cg_fmt(cg, "%s_body", k->name);
+    fn = cg_fmt(cg, "%s_body", kn);
     size_t len = strlen(key.s) + 1;
     CgShare sh = {h, memcpy(nz_alloc(cg->arena, len), key.s, len), fn};
     nz_vec_push(cg->shares, sh);
@@ -807,14 +830,14 @@ void cg_kernel_shared(Cg *cg, const LcuKernel *k, int index, CgBodyFn body) {
   cg->klocs = NULL;
   nz_buf_free(&key);
   if (locs.n) {
-    nz_buf_printf(b, "static const int %s_lc[] = {", k->name);
+    nz_buf_printf(b, "static const int %s_lc[] = {", kn);
     for (int i = 0; i < locs.n; i++) nz_buf_printf(b, "%s%d", i ? ", " : "", locs.v[i]);
     nz_buf_puts(b, "};\n");
   }
   cg_kernel_proto(cg, b, k);
-  nz_buf_printf(b, " {\n  %s(&%s_stat, %d", fn, k->name, index);
-  if (cg->target->body_locs) nz_buf_printf(b, ", %s", locs.n ? cg_fmt(cg, "%s_lc", k->name) : "NULL");
-  for (int i = 0; i < sizes.n; i++) nz_buf_printf(b, ", \"%s\"", sizes.v[i]);
+  nz_buf_printf(b, " {\n  %s(&%s_stat, %d", fn, kn, index);
+  if (cg->target->body_locs) nz_buf_printf(b, ", %s", locs.n ? cg_fmt(cg, "%s_lc", kn) : "NULL");
+  for (int i = 0; i < sizes.n; i++) nz_buf_printf(b, ", %s", cg_c_string_text(cg, sizes.v[i]));
   if (k->nparams || lcu_type_arity(k->ret)) nz_buf_puts(b, ", ");
   kernel_args(cg, b, k);
   nz_buf_puts(b, ");\n}\n\n");
@@ -828,7 +851,7 @@ void cg_func_proto(Cg *cg, NzBuf *b, const LcuFunc *f) {
 
 void cg_func(Cg *cg, const LcuFunc *f) {
   NzBuf *b = &cg->body;
-  nz_buf_printf(b, "/* function %s */\n", f->name);
+  nz_buf_printf(b, "/* function %s */\n", cg_c_comment_text(cg, f->name));
   cg_func_proto(cg, b, f);
   nz_buf_puts(b, " {\n");
   CgScope s;

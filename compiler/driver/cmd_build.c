@@ -195,6 +195,12 @@ int drv_cmd_build(int argc, char **argv, int emit) {
     usage(stderr);
     return NZ_EXIT_USAGE;
   }
+  static const char *srcs[2];
+  srcs[0] = file;
+  o.srcs = co.srcs = srcs;
+  /* a bad -o is a bad command line, said before any work */
+  int orc = !emit && out ? cg_outputs_ok(out, cuda ? ".cu" : o.keep_c ? ".c" : NULL, srcs) : NZ_EXIT_OK;
+  if (orc != NZ_EXIT_OK) return orc;
   b.file = file;
   b.out = out;
   b.profile = profile;

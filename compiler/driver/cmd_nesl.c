@@ -391,35 +391,79 @@ static int emit_mono(Job *j) {
   return rc;
 }
 
+/* Messages held back in a file while fd 2 points at it: the real stderr (err) and the
+ * file. Two are live at most: run --target=c's front-end errors (job_main), inside
+ * them a silenced evaluation's. */
+typedef struct {
+  int err;
+  FILE *held;
+} Held;
+static Held held_job = {-1, NULL}, held_eval = {-1, NULL};
+
+/* The held messages, shown on the real stderr. */
+static void held_replay(Held *h) {
+  if (h->err < 0 || !h->held) return;
+  fflush(stderr);
+  dup2(h->err, 2);
+  rewind(h->held);
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, h->held)) > 0) fwrite(buf, 1, n, stderr);
+  fflush(stderr);
+}
+
+/* A process that exits while messages are held (out of memory inside an evaluation)
+ * shows them: innermost first, into the outer hold, which then reaches stderr. */
+static void held_at_exit(void) {
+  held_replay(&held_eval);
+  held_replay(&held_job);
+}
+
+static void held_register(void) {
+  static bool registered;
+  if (!registered) atexit(held_at_exit);
+  registered = true;
+}
+
 /* Evaluates d with the AST interpreter, its output (prints, files written to stdout)
- * discarded, and its messages too unless keep_errors: the compiled paths need the
- * top-level values that functions read (flattening makes them literals). */
-static int eval_silenced(NlEnv *env, NlDecl *d, bool keep_errors) {
+ * discarded, and its messages held unless keep_errors: the compiled paths need the
+ * top-level values that functions read (flattening makes them literals). Held
+ * messages are shown if the process exits during the evaluation; with replay, also
+ * if the evaluation fails. */
+static int eval_silenced(NlEnv *env, NlDecl *d, bool keep_errors, bool replay) {
+  held_register();
   nz_stdout_flush();
   fflush(stderr);
   int o = dup(1), e = dup(2), nul = open("/dev/null", O_WRONLY);
-  if (o < 0 || e < 0 || nul < 0) nz_die("cannot redirect output: %s", strerror(errno));
+  FILE *held = keep_errors ? NULL : tmpfile();
+  if (o < 0 || e < 0 || nul < 0 || (!keep_errors && !held)) nz_die("cannot redirect output: %s", strerror(errno));
   dup2(nul, 1);
-  if (!keep_errors) dup2(nul, 2);
+  if (held) {
+    dup2(fileno(held), 2);
+    held_eval = (Held){e, held};
+  }
   close(nul);
   int ok = nesl_eval_decl(env, d, false);
   nz_stdout_flush();
   fflush(stderr);
+  if (!ok && replay) held_replay(&held_eval);
+  held_eval = (Held){-1, NULL};
   dup2(o, 1);
   dup2(e, 2);
   close(o);
   close(e);
+  if (held) fclose(held);
   return ok;
 }
 
-static int eval_quiet(NlEnv *env, NlDecl *d) { return eval_silenced(env, d, false); }
+static int eval_quiet(NlEnv *env, NlDecl *d, bool replay) { return eval_silenced(env, d, false, replay); }
 
 /* emit: a form evaluated because later forms read its value; a fault is reported. The
  * seconds are --compile-time's "AST evaluation". */
 static double eval_seconds;
 static int eval_timed(NlEnv *env, NlDecl *d) {
   double t0 = nz_now();
-  int ok = eval_silenced(env, d, true);
+  int ok = eval_silenced(env, d, true, false);
   eval_seconds += nz_now() - t0;
   return ok;
 }
@@ -432,10 +476,10 @@ static int compile_decl(Job *j, NlDecl *d, bool evaluate) {
     emit_lcu(j, d);
     if (j->rc) return 0;
     /* a run-time error: the compiled program stops at this form, as `nessie run` does */
-    if (evaluate && !eval_quiet(j->env, d)) j->exited = true;
+    if (evaluate && !eval_quiet(j->env, d, false)) j->exited = true;
     return 1;
   }
-  if (!eval_quiet(j->env, d)) return 0;
+  if (!eval_quiet(j->env, d, true)) return 0; /* the command stops here: say why */
   if (d->k != D_FUN || d->body) { /* the `name = fn : TYPE` line */
     nz_vec_push(j->forms, NULL);
     nz_vec_push(j->form_decls, d);
@@ -631,6 +675,8 @@ static int job_main(void *arg) {
     fflush(stderr);
     saved = dup(2);
     dup2(fileno(held), 2);
+    held_register();
+    held_job = (Held){saved, held};
   }
   int ok = process_file(j, j->file, (NzLoc){0});
   if (ok && j->expr && !j->exited) { /* -e EXPR: a last form */
@@ -648,6 +694,7 @@ static int job_main(void *arg) {
     fflush(stderr);
     dup2(saved, 2);
     close(saved);
+    held_job = (Held){-1, NULL};
   }
   int urc = 0;
   if (j->use && !j->rc && (ok || j->defer)) {
