@@ -96,5 +96,5 @@ int main(int argc, char **argv) {
   else fputs(b.s, stdout);
   nz_buf_free(&b);
   nz_intern_free_all();
-  return NZ_EXIT_OK;
+  return nz_stdout_finish(NZ_EXIT_OK); /* a write error on stdout is an error (output.c) */
 }

@@ -35,10 +35,6 @@ static LcuProgram *load(const char *path, NzSource **srcp) {
   return p;
 }
 
-/* --max-len: arrays of random inputs are at most this long (nested arrays
- * multiply it): 10^7 floats are 80 MB, and more is no test input. */
-#define MAX_LEN_LIMIT 10000000LL
-
 int drv_cmd_lcu(int argc, char **argv) {
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
     lcu_usage(argc < 2 ? stderr : stdout);
@@ -88,7 +84,7 @@ int drv_cmd_lcu(int argc, char **argv) {
     } else if (!strcmp(a, "--float32") && is_run) { /* with --compiled: the C back end's experiment */
       float32 = 1;
     } else if ((r = nz_opt_ll(a, "--seed", 0, INT64_MAX, &seed)) != 0 ||
-               (r = nz_opt_ll(a, "--max-len", 0, MAX_LEN_LIMIT, &maxlen)) != 0) {
+               (r = nz_opt_ll(a, "--max-len", 0, LCU_RANDOM_MAX_LEN, &maxlen)) != 0) {
       if (r < 0) {
         free(vals);
         return NZ_EXIT_USAGE;

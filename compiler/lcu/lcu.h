@@ -379,6 +379,10 @@ typedef struct {
   int64_t maxlen;
 } LcuRng;
 LcuValue lcu_value_random(LcuRng *rng, const LcuType *ty);
+/* --max-len's bound (lcu run and compiled programs): arrays of random inputs are at
+ * most this long (nested arrays multiply it); 10^7 floats are 80 MB, and more is no
+ * test input. */
+#define LCU_RANDOM_MAX_LEN 10000000LL
 
 /* ----------------------------------------------------------- lcu_interp.c */
 /* Runs main(args) of a checked program (paper §6). On a run-time fault prints

@@ -156,15 +156,27 @@ static void lit_float(G *g, int q) {
 }
 static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 static void lit_char(G *g) { PF(g, "`%c", letters[rnd(g, (int)sizeof letters - 1)]); }
+/* Strings and comments carry text that is hostile to C (trigraphs, comment ends and
+ * starts, quotes, backslashes, format directives): it must reach generated C only
+ * escaped. (Written with "?\?" here: this file is C too.) */
+static const char *const hostile[] = {"?\?/", "*/", "/" "*", "?\?=", "?\?!", "%d%s", "\\\\", "\\\"}}; int x;"};
+#define NHOSTILE ((int)(sizeof hostile / sizeof *hostile))
 static void lit_string(G *g) {
   static const char *words[] = {"a", "nesl", "Seq", "x y", "data", "par", "", "z9", "Q", "\\\"q"};
   int n = rnd(g, 4);
   P(g, "\"");
   for (int i = 0; i < n; i++) {
     if (i) P(g, " ");
-    P(g, words[rnd(g, 10)]);
+    int w = rnd(g, 10 + NHOSTILE);
+    P(g, w < 10 ? words[w] : hostile[w - 10]);
   }
   P(g, "\"");
+}
+/* The end of a line that may fault (its text is embedded in the compiled program):
+ * a comment of hostile text, chosen without drawing from the random stream. */
+static void hostile_eol(G *g) {
+  const char *h = hostile[g->fresh % NHOSTILE];
+  PF(g, " %% %s ?\?/\"*/ %%\n", strchr(h, '%') ? "?\?/" : h);
 }
 
 /* ---------------------------------------------------------------- environment */
@@ -1279,7 +1291,8 @@ static void top_expression(G *g) {
   begin_form(g);
   const NTy *t = rand_type(g, g->o.seq_depth, 6);
   ex(g, t, g->o.depth);
-  P(g, " $\n");
+  P(g, " $");
+  hostile_eol(g);
   set_it(g, t);
 }
 
@@ -1404,17 +1417,20 @@ static void error_form(G *g, GenNeslErr kind) {
     push_var(g, pn, &T_INT);
     push_var(g, i, &T_INT);
     error_body(g, kind, i, pn);
-    PF(g, " : %s in [0 : %s]} $\n", i, pn);
+    PF(g, " : %s in [0 : %s]} $", i, pn);
+    hostile_eol(g);
     end_body(g, mark);
     const char *j = fresh(g, "e");
-    PF(g, "{%s(%s) : %s in [1 : %d]} $\n", f, j, j, 1 + n);
+    PF(g, "{%s(%s) : %s in [1 : %d]} $", f, j, j, 1 + n);
+    hostile_eol(g);
   } else {
     char nb[16];
     snprintf(nb, sizeof nb, "%d", n);
     P(g, "{");
     push_var(g, i, &T_INT);
     error_body(g, kind, i, nb);
-    PF(g, " : %s in [0 : %d]} $\n", i, n);
+    PF(g, " : %s in [0 : %d]} $", i, n);
+    hostile_eol(g);
     pop_to(g, mark);
   }
 }

@@ -478,15 +478,13 @@ int rt_main(int argc, char **argv, const RtProgram *p) {
   const char **vals = calloc((size_t)argc + 1, sizeof *vals);
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
-    char *end;
     if (!strcmp(a, "--random-inputs")) {
       random_inputs = 1;
-    } else if (!strncmp(a, "--seed=", 7)) {
-      seed = strtoll(a + 7, &end, 10);
-      if (*end || end == a + 7) return free(vals), usage(p, argv[0]);
-    } else if (!strncmp(a, "--max-len=", 10)) {
-      maxlen = strtoll(a + 10, &end, 10);
-      if (*end || end == a + 10 || maxlen < 0) return free(vals), usage(p, argv[0]);
+    } else if (!strncmp(a, "--seed=", 7) || !strncmp(a, "--max-len=", 10)) { /* as `nessie lcu run` takes them */
+      nz_progname = argv[0];
+      int r = a[2] == 's' ? nz_opt_ll(a, "--seed", 0, INT64_MAX, &seed)
+                          : nz_opt_ll(a, "--max-len", 0, LCU_RANDOM_MAX_LEN, &maxlen);
+      if (r < 0) return free(vals), usage(p, argv[0]);
     } else if (a[0] == '-' && a[1] == '-') {
       fprintf(stderr, "%s: unknown option '%s'\n", argv[0], a);
       free(vals);
