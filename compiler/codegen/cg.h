@@ -127,6 +127,7 @@ const char *cg_rop_identity(const Cg *cg, LcuRop r);
 const char *cg_rop_apply(Cg *cg, LcuRop r, const char *a, const char *b);
 /* The type text the runtime parses ("(int, [float])"). */
 const char *cg_type_text(Cg *cg, const LcuType *t);
+const char *cg_type_lit(Cg *cg, const LcuType *t); /* the same as a C string literal */
 /* Whole-program assembly shared by targets: prelude comment, includes,
  * prototypes, kernels (through the target), functions, location table,
  * profile table and rt_main glue. flags: CG_PROFILE (the binary writes its

@@ -90,6 +90,9 @@ const char *cg_type_text(Cg *cg, const LcuType *t) {
   return s;
 }
 
+/* The same as a C string literal. */
+const char *cg_type_lit(Cg *cg, const LcuType *t) { return cg_c_string_text(cg, cg_type_text(cg, t)); }
+
 static int is_ref(const LcuType *t) { return t->kind == LT_ARRAY || t->kind == LT_SEGDES; }
 
 /* --------------------------------------------------------------- scopes */
@@ -426,7 +429,7 @@ static void p_print(CgScope *s, const LcuExpr *e, CgAtoms *out) {
   cg_expr(s, e->args[0], &a);
   const LcuType *ty = e->args[0]->ty;
   const char *c = cells_of(s, ty, &a);
-  cg_line(s, "rt_print(\"%s\", %s);", cg_type_text(s->cg, ty), c);
+  cg_line(s, "rt_print(%s, %s);", cg_type_lit(s->cg, ty), c);
   cg_release_atoms(s, ty, &a);
   *out = atoms(s->cg, 0);
 }
@@ -438,7 +441,7 @@ static void p_show(CgScope *s, const LcuExpr *e, CgAtoms *out) {
   cg_expr(s, e->args[1], &a);
   const LcuType *ty = e->args[1]->ty;
   const char *c = cells_of(s, ty, &a);
-  cg_line(s, "rt_show(RT_HOST(%s), \"%s\", %s, %d, %s);", t.v[0], cg_type_text(s->cg, ty), c, a.n,
+  cg_line(s, "rt_show(RT_HOST(%s), %s, %s, %d, %s);", t.v[0], cg_type_lit(s->cg, ty), c, a.n,
           cg_loc(s->cg, e->loc));
   cg_release_atoms(s, e->args[0]->ty, &t);
   cg_release_atoms(s, ty, &a);
@@ -457,8 +460,8 @@ static void p_text(CgScope *s, const LcuExpr *e, CgAtoms *out) {
   case LP_FORMAT: {
     const LcuType *ty = e->args[2]->ty;
     const char *c = cells_of(s, ty, &a[2]);
-    cg_line(s, "rt_format(RT_HOST(%s), %s, \"%s\", %s, %d, &%s, &%s, %s);", a[0].v[0], a[1].v[0],
-            cg_type_text(s->cg, ty), c, a[2].n, out->v[0], out->v[1], loc);
+    cg_line(s, "rt_format(RT_HOST(%s), %s, %s, %s, %d, &%s, &%s, %s);", a[0].v[0], a[1].v[0],
+            cg_type_lit(s->cg, ty), c, a[2].n, out->v[0], out->v[1], loc);
     break;
   }
   case LP_FLOAT_TEXT:
@@ -516,7 +519,8 @@ static void p_io(CgScope *s, const LcuExpr *e, CgAtoms *out) {
   const char *r = cg_tmp(s->cg);
   int n = lcu_type_arity(e->ty);
   cg_line(s, "RtCell %s[%d];", r, n);
-  cg_line(s, "rt_io_call(\"%s\", \"%s\", %s, %s);", lcu_prim_info(e->prim)->name, cg_type_text(s->cg, aty), c, r);
+  cg_line(s, "rt_io_call(%s, %s, %s, %s);", cg_c_string_text(s->cg, lcu_prim_info(e->prim)->name),
+          cg_type_lit(s->cg, aty), c, r);
   atoms_of_cells(s, e->ty, r, out);
   for (int k = 0; k < e->nargs; k++) cg_release_atoms(s, e->args[k]->ty, &a[k]);
 }

@@ -115,7 +115,7 @@ int cg_program(const LcuProgram *p, const CgTarget *t, const char *report, int f
   for (int i = 0; i < m->nparams; i++) nz_buf_printf(out, "%s, ", cg_c_string_text(&cg, m->params[i].name));
   nz_buf_puts(out, "NULL};\nstatic const char *const nessie_param_types[] = {");
   for (int i = 0; i < m->nparams; i++)
-    nz_buf_printf(out, "%s, ", cg_c_string_text(&cg, cg_type_text(&cg, m->params[i].ty)));
+    nz_buf_printf(out, "%s, ", cg_type_lit(&cg, m->params[i].ty));
   nz_buf_puts(out, "NULL};\n\n");
 
   /* main's arguments and result cross the boundary as flat cells */
@@ -155,7 +155,7 @@ int cg_program(const LcuProgram *p, const CgTarget *t, const char *report, int f
   nz_buf_puts(out, "static const RtProgram nessie_program = {\n  ");
   cg_c_string(out, file, strlen(file));
   nz_buf_printf(out, ", nessie_locs, %d, nessie_param_names, nessie_param_types, %s, %d, %d,\n", m->nparams,
-                cg_c_string_text(&cg, cg_type_text(&cg, m->ret)), cell, nres);
+                cg_type_lit(&cg, m->ret), cell, nres);
   nz_buf_printf(out, "  nessie_entry, nessie_kernels, %d, %s, %d};\n\n", p->nkernels,
                 cg.profile ? "\"nessie-profile.csv\"" : "NULL", cg.float32);
   nz_buf_puts(out, "int main(int argc, char **argv) { return rt_main(argc, argv, &nessie_program); }\n");
