@@ -32,6 +32,7 @@ static const char *usage_text =
     "  --strict-float         no fusion that reorders a float reduction\n"
     "  --format=table|csv|json  (default table)\n"
     "  --dot=DIR [--png]      draw every region's clusters (DIR/INPUT-rN-SCHED.dot/.svg)\n"
+    "  --dot-scalars          draw input scalars as nodes (default: folded into their users' labels)\n"
     "  --dot-time-limit=SEC   per picture (default 60); past it only the .dot is kept\n"
     "  --dump-ilp=DIR         write every ILP instance as DIR/INPUT-rN-SOLVER.lp\n"
     "  --run                  also run each program unfused and fused (random inputs,\n"
@@ -50,7 +51,7 @@ typedef struct {
   int time_given, strict_float;
   const char *format;
   const char *dot_dir, *ilp_dir;
-  int png, run, jobs, header;
+  int png, dot_scalars, run, jobs, header;
   long long seed;
 } Opts;
 
@@ -281,7 +282,9 @@ static int do_task(const Opts *o, const Task *t, Rows *rows) {
       snprintf(title, sizeof title, "%s, region %d (%s), %s%s%s: kernels %d -> %d, arrays %d -> %d", t->input, i,
                r->func->name, t->sched, is_ilp ? "/" : "", is_ilp ? solver_name(t->solver) : "", cb.kernels,
                ca.kernels, cb.arrays, ca.arrays);
-      if (fus_dot_write(r->graph, s.cl, title, base, o->png, o->dot_limit) != 0) rc = -1;
+      if (fus_dot_write(r->graph, s.cl, title, base, (o->png ? FUS_DOT_PNG : 0) | (o->dot_scalars ? FUS_DOT_SCALARS : 0),
+                        o->dot_limit) != 0)
+        rc = -1;
     }
     if (o->run && fus_lcu_rewrite(p, names, r, s.cl) != 0) rc = -1;
     fus_schedule_free(&s);
@@ -581,6 +584,8 @@ static int bench_main(int argc, char **argv) {
       o.dot_dir = a + 6;
     } else if (!strcmp(a, "--png")) {
       o.png = 1;
+    } else if (!strcmp(a, "--dot-scalars")) {
+      o.dot_scalars = 1;
     } else if ((r = nz_opt_seconds(a, "--dot-time-limit", NZ_SECONDS_MAX, &o.dot_limit)) != 0) {
       if (r < 0) goto done;
     } else if (!strncmp(a, "--dump-ilp=", 11)) {

@@ -1,8 +1,10 @@
 /* dot.c — draws a region and its schedule with Graphviz (cgraph + gvc): one
- * Graphviz cluster per fusion cluster, invocations labelled with name, SOAC and
- * iteration space, edges labelled with the variable they carry. Arrays fusion
- * eliminates (every consumer fused with the producer, not live out) are drawn
- * dashed and grey, so the picture alone shows what a schedule saves. */
+ * Graphviz cluster per fusion cluster, labelled with its SOACs and the arrays it
+ * reads and writes; invocations labelled with name, SOAC, iteration space and the
+ * region's input scalars they use; edges labelled with the variable they carry.
+ * Arrays fusion eliminates (every consumer fused with the producer, not live out)
+ * are drawn dashed and grey, so the picture alone shows what a schedule saves; a
+ * legend says what each mark means. */
 #include "fusion.h"
 
 #include <errno.h>
@@ -162,7 +164,70 @@ static int render(Agraph_t *G, const char *base, int png, double seconds, int ni
   return rc;
 }
 
-int fus_dot_write(const FusGraph *g, const int *cl_in, const char *title, const char *base, int png, double seconds) {
+/* Appends name to a comma-separated list of at most `max` names ("..." after). */
+static void list_add(NzBuf *b, int *count, const char *name, int max) {
+  if (*count < max) nz_buf_printf(b, "%s%s", *count ? ", " : "", name);
+  else if (*count == max) nz_buf_puts(b, ", ...");
+  (*count)++;
+}
+
+/* A cluster's label: its kernel, its SOACs with counts, and the arrays it reads from
+ * outside and writes for outside (consumers in other kernels, or live out). */
+static void cluster_label(const FusGraph *g, const int *cl, int x, int size, NzBuf *b) {
+  nz_buf_printf(b, size > 1 ? "kernel %d (fused: %d):" : "kernel %d:", x, size);
+  for (int sk = 0; sk <= LS_SEGSCAN; sk++) {
+    int c = 0;
+    for (int i = 0; i < g->ninv; i++) c += cl[i] == x && (int)g->inv[i].soac == sk;
+    if (c) nz_buf_printf(b, c > 1 ? " %s x%d" : " %s", lcu_soac_name((LcuSoacKind)sk), c);
+  }
+  NzBuf rd = {0}, wr = {0};
+  int nr = 0, nw = 0;
+  for (int v = 0; v < g->nvar; v++) {
+    const FusVar *x_ = &g->var[v];
+    if (!x_->is_array) continue;
+    int inside = x_->producer >= 0 && cl[x_->producer] == x, read = 0, out = inside && x_->live_out;
+    for (int u = 0; u < x_->nconsumers; u++) {
+      if (cl[x_->consumers[u]] == x && !inside) read = 1;
+      if (cl[x_->consumers[u]] != x && inside) out = 1;
+    }
+    if (read) list_add(&rd, &nr, x_->name, 6);
+    if (out) list_add(&wr, &nw, x_->name, 6);
+  }
+  nz_buf_printf(b, "\\narrays in: %s\\narrays out: %s", nr ? rd.s : "-", nw ? wr.s : "-");
+  nz_buf_free(&rd);
+  nz_buf_free(&wr);
+}
+
+/* What the marks mean, drawn in every picture. */
+static void legend(Agraph_t *G, int scalars) {
+  Agraph_t *L = agsubg(G, S("cluster_legend"), 1);
+  set(L, "label", "legend");
+  set(L, "style", "rounded");
+  set(L, "color", "#bbbbbb");
+  Agnode_t *t = agnode(L, S("legend_text"), 1);
+  set(t, "shape", "plaintext");
+  set(t, "fontsize", "10");
+  set(t, "label", scalars ? "blue frame: a kernel of several fused invocations\\l"
+                            "grey frame: an invocation left alone\\l"
+                            "box: an invocation (its SOAC and iteration space)\\l"
+                            "solid edge: an array materialised between kernels\\l"
+                            "dashed grey edge: an array fusion eliminated\\l"
+                            "dotted edge: a scalar\\l"
+                            "cylinder, ellipse: an array, a scalar the region reads\\l"
+                            "live out: read after the region\\l"
+                          : "blue frame: a kernel of several fused invocations\\l"
+                            "grey frame: an invocation left alone\\l"
+                            "box: an invocation (its SOAC and iteration space;\\l"
+                            "  uses: the region's input scalars it reads)\\l"
+                            "solid edge: an array materialised between kernels\\l"
+                            "dashed grey edge: an array fusion eliminated\\l"
+                            "dotted edge: a scalar computed in the region\\l"
+                            "cylinder: an array the region reads\\l"
+                            "live out: read after the region\\l");
+}
+
+int fus_dot_write(const FusGraph *g, const int *cl_in, const char *title, const char *base, int flags, double seconds) {
+  int png = (flags & FUS_DOT_PNG) != 0, scalars = (flags & FUS_DOT_SCALARS) != 0;
   int n = g->ninv;
   int *cl = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
   for (int i = 0; i < n; i++) cl[i] = cl_in ? cl_in[i] : i;
@@ -189,8 +254,10 @@ int fus_dot_write(const FusGraph *g, const int *cl_in, const char *title, const 
   for (int x = 0; x < k; x++) {
     snprintf(buf, sizeof buf, "cluster_%d", x);
     sub[x] = agsubg(G, buf, 1);
-    snprintf(buf, sizeof buf, csize[x] > 1 ? "kernel %d (fused: %d)" : "kernel %d", x, csize[x]);
-    set(sub[x], "label", buf);
+    NzBuf lb = {0};
+    cluster_label(g, cl, x, csize[x], &lb);
+    set(sub[x], "label", lb.s);
+    nz_buf_free(&lb);
     set(sub[x], "style", csize[x] > 1 ? "rounded,filled" : "rounded");
     set(sub[x], "fillcolor", "#e8f0fe");
     set(sub[x], "color", csize[x] > 1 ? "#3366cc" : "#999999");
@@ -199,12 +266,24 @@ int fus_dot_write(const FusGraph *g, const int *cl_in, const char *title, const 
     const FusInv *I = &g->inv[i];
     snprintf(buf, sizeof buf, "inv%d", i);
     node[i] = agnode(sub[cl[i]], buf, 1);
+    NzBuf lb = {0};
     if (I->soac == LS_ONCE)
-      snprintf(buf, sizeof buf, "%s\\nONCE", I->name);
+      nz_buf_printf(&lb, "%s\\nONCE", I->name);
     else
-      snprintf(buf, sizeof buf, "%s\\n%s (%s)", I->name, lcu_soac_name(I->soac),
-               I->size == FUS_UNKNOWN ? "?" : g->size_names[I->size]);
-    set(node[i], "label", buf);
+      nz_buf_printf(&lb, "%s\\n%s (%s)", I->name, lcu_soac_name(I->soac),
+                    I->size == FUS_UNKNOWN ? "?" : g->size_names[I->size]);
+    int nu = 0; /* the region's input scalars it reads, folded into its label */
+    for (int v = 0; v < g->nvar && !scalars; v++) {
+      const FusVar *x = &g->var[v];
+      if (x->is_array || x->producer >= 0) continue;
+      for (int u = 0; u < x->nconsumers; u++)
+        if (x->consumers[u] == i) {
+          if (!nu) nz_buf_puts(&lb, "\\nuses: ");
+          list_add(&lb, &nu, x->name, 4);
+        }
+    }
+    set(node[i], "label", lb.s);
+    nz_buf_free(&lb);
     set(node[i], "shape", "box");
     set(node[i], "style", "filled");
     set(node[i], "fillcolor", "white");
@@ -215,7 +294,7 @@ int fus_dot_write(const FusGraph *g, const int *cl_in, const char *title, const 
     if (x->producer >= 0)
       from = node[x->producer];
     else {
-      if (x->nconsumers == 0) continue;
+      if (x->nconsumers == 0 || (!x->is_array && !scalars)) continue;
       snprintf(buf, sizeof buf, "var%d", v);
       from = agnode(G, buf, 1);
       set(from, "label", x->name);
@@ -248,6 +327,8 @@ int fus_dot_write(const FusGraph *g, const int *cl_in, const char *title, const 
       set(e, "label", x->name);
     }
   }
+
+  legend(G, scalars);
 
   int rc = 0;
   size_t blen = strlen(base) + 8;

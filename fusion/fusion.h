@@ -512,12 +512,16 @@ FusGraph *fus_graph_random(uint64_t seed, int n);
 /* --------------------------------------------------------------- dot.c */
 
 /* Writes the region with its clusters (cl may be NULL: no fusion) as
- * BASE.dot and renders BASE.svg (and BASE.png when png is set) with Graphviz,
+ * BASE.dot and renders BASE.svg (and BASE.png with FUS_DOT_PNG) with Graphviz,
  * giving the drawing at most `seconds` (<= 0: no limit; dot's layout grows
  * much faster than the graph: 1000 invocations take a second or two, 2000
  * over a minute, 10000 more than ten minutes). Returns 0, or -1 after
  * printing why (BASE.dot is kept, no picture is left half written). */
 #define FUS_DOT_TIME_LIMIT 60.0 /* the CLIs' default, --dot-time-limit */
-int fus_dot_write(const FusGraph *g, const int *cl, const char *title, const char *base, int png, double seconds);
+/* flags: FUS_DOT_PNG also renders BASE.png; FUS_DOT_SCALARS draws each input scalar of
+ * the region as a node with an edge to every user (by default they are folded into
+ * their users' labels). Every picture carries a legend. */
+enum { FUS_DOT_PNG = 1, FUS_DOT_SCALARS = 2 };
+int fus_dot_write(const FusGraph *g, const int *cl, const char *title, const char *base, int flags, double seconds);
 
 #endif

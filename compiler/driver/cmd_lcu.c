@@ -11,7 +11,7 @@ static void lcu_usage(FILE *f) {
         "       nessie lcu print FILE.lcu           print the canonical text form\n"
         "FUSION options: --scheduler=S (fuse: ilp; the strategies are listed below)\n"
         "       --solver=glpk|cbc  --time-limit=SEC  --work-limit=N  --strict-float\n"
-        "       --dot=DIR [--png] [--dot-time-limit=SEC]  --dump-ilp=FILE.lp\n"
+        "       --dot=DIR [--png] [--dot-scalars] [--dot-time-limit=SEC]  --dump-ilp=FILE.lp\n"
         "--time-limit bounds an exact scheduler's search in seconds (default 10), --work-limit\n"
         "in counted work (without --time-limit, work alone: a run repeats on any machine);\n"
         "--strict-float: no fusion that reorders a float reduction (fusion/README.md, \"Decisions\")\n"

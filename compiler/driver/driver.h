@@ -15,6 +15,7 @@ typedef struct {
   FusOptions opt;
   const char *dot_dir; /* --dot=DIR or NULL */
   int png;
+  int dot_scalars; /* --dot-scalars: input scalars drawn as nodes, not folded into labels */
   double dot_limit; /* --dot-time-limit=SEC, per picture */
   int time_given;   /* --time-limit was given (else --work-limit turns it off) */
 } DrvFuse;

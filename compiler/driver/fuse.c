@@ -56,6 +56,10 @@ int drv_fuse_option(DrvFuse *o, const char *a) {
     o->png = 1;
     return 1;
   }
+  if (!strcmp(a, "--dot-scalars")) {
+    o->dot_scalars = 1;
+    return 1;
+  }
   if (!strcmp(a, "--strict-float")) {
     o->opt.strict_float = 1;
     return 1;
@@ -124,7 +128,8 @@ int drv_fuse(LcuProgram *p, DrvFuse *o, NzBuf *report) {
       char base[4096], title[512];
       snprintf(base, sizeof base, "%s/region%d", o->dot_dir, i);
       snprintf(title, sizeof title, "region %d of %s, scheduler %s", i, r->func->name, o->scheduler);
-      if (fus_dot_write(r->graph, s.cl, title, base, o->png, o->dot_limit) != 0) rc = NZ_EXIT_USER;
+      int df = (o->png ? FUS_DOT_PNG : 0) | (o->dot_scalars ? FUS_DOT_SCALARS : 0);
+      if (fus_dot_write(r->graph, s.cl, title, base, df, o->dot_limit) != 0) rc = NZ_EXIT_USER;
     }
     if (rc == NZ_EXIT_OK && fus_lcu_rewrite(p, names, r, s.cl) != 0) rc = NZ_EXIT_INTERNAL;
     fus_schedule_free(&s);

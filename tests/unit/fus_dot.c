@@ -1,7 +1,8 @@
 /* fus_dot.c — DOT output through Graphviz: a region with its ILP schedule
- * becomes BASE.dot (one cluster_ subgraph per fusion cluster, invocations
- * labelled with SOAC, edges with arrays, eliminated arrays dashed) and is
- * rendered to SVG and PNG. */
+ * becomes BASE.dot (one cluster_ subgraph per fusion cluster labelled with its
+ * SOACs and arrays, invocations labelled with SOAC and the input scalars they use,
+ * edges with arrays, eliminated arrays dashed, a legend) and is rendered to SVG
+ * and PNG; with FUS_DOT_SCALARS input scalars are nodes with dotted edges. */
 #include "fusion.h"
 #include "unit.h"
 
@@ -24,9 +25,9 @@ static long size_of(const char *path) {
 }
 
 int main(void) {
-  FusGraph *g = fus_graph_parse("Y1 MAP(m): y* -> A1\n"
+  FusGraph *g = fus_graph_parse("Y1 MAP(m): y*, $k -> A1\n"
                                 "Y2 PERMUTE(m): y* -> A2\n"
-                                "Z PERMUTE(m): y* -> A3\n"
+                                "Z PERMUTE(m): y*, $k -> A3\n"
                                 "S REDUCE(m): A1*, A2* -> $s\n"
                                 "out A3 $s\n",
                                 "dot");
@@ -39,7 +40,7 @@ int main(void) {
   if (!mkdtemp(dir)) return 1;
   char base[64], path[80];
   snprintf(base, sizeof base, "%s/region0", dir);
-  int rc = fus_dot_write(g, s.cl, "region 0 (ilp)", base, 1, FUS_DOT_TIME_LIMIT);
+  int rc = fus_dot_write(g, s.cl, "region 0 (ilp)", base, FUS_DOT_PNG, FUS_DOT_TIME_LIMIT);
   CHECK("dot write", rc == 0);
   snprintf(path, sizeof path, "%s.dot", base);
   char *dot = slurp(path);
@@ -54,6 +55,13 @@ int main(void) {
     char *a1 = strstr(dot, "label=A1"), *a2 = strstr(dot, "label=A2");
     CHECK("eliminated array dashed", a1 && strstr(a1, "dashed") && strstr(a1, "dashed") < strchr(a1, ']'));
     CHECK("materialised array solid", a2 && (!strstr(a2, "dashed") || strstr(a2, "dashed") > strchr(a2, ']')));
+    CHECK("input scalars folded into their users' labels",
+          strstr(dot, "Y1\\nMAP (m)\\nuses: $k") && strstr(dot, "Z\\nPERMUTE (m)\\nuses: $k") &&
+              !strstr(dot, "label=\"$k\""));
+    CHECK("clusters labelled with SOACs and arrays",
+          strstr(dot, "MAP REDUCE\\narrays in: y, A2\\narrays out: -") &&
+              strstr(dot, "PERMUTE x2\\narrays in: y\\narrays out: A2, A3"));
+    CHECK("a legend", strstr(dot, "cluster_legend") && strstr(dot, "dashed grey edge"));
     free(dot);
   }
   snprintf(path, sizeof path, "%s.svg", base);
@@ -69,7 +77,13 @@ int main(void) {
   /* Without a schedule: every invocation its own cluster. */
   rc = fus_dot_write(g, NULL, "unfused", base, 0, FUS_DOT_TIME_LIMIT);
   dot = slurp(path);
-  CHECK("unfused drawing", rc == 0 && dot && strstr(dot, "cluster_3") && !strstr(dot, "dashed"));
+  CHECK("unfused drawing", rc == 0 && dot && strstr(dot, "cluster_3") && !strstr(dot, "style=dashed"));
+  free(dot);
+  /* FUS_DOT_SCALARS: as before the legend, input scalars drawn with dotted edges */
+  rc = fus_dot_write(g, NULL, "unfused", base, FUS_DOT_SCALARS, FUS_DOT_TIME_LIMIT);
+  dot = slurp(path);
+  CHECK("scalars drawn", rc == 0 && dot && strstr(dot, "label=\"$k\"") && strstr(dot, "style=dotted") &&
+                             !strstr(dot, "uses: $k"));
   free(dot);
   unlink(path);
   snprintf(path, sizeof path, "%s.svg", base);
