@@ -144,13 +144,13 @@ static int iterated(const LcuSoac *s, const char *x, int strict) {
 
 /* ------------------------------------------------------- symbolic sizes */
 
-/* The right-hand sides of a function's one-name lets, by (interned) name:
- * open addressing, built on the first lookup (scalar_key). */
+/* The right-hand sides of a function's one-name lets, by (interned) name: the
+ * names in a scope index, their expressions in a vector beside it (entry k is
+ * rhs.v[k]), built on the first lookup in a function (scalar_key). */
 typedef struct {
   const LcuFunc *func;
-  int cap;
-  const char **name;
-  const LcuExpr **rhs;
+  NzScopeIndex ix;
+  NZ_VEC(const LcuExpr *) rhs;
 } Defs;
 
 typedef struct {
@@ -209,23 +209,10 @@ static const char *var_len_key(Ctx *c, const char *name, int depth) {
   }
 }
 
-static size_t name_slot(const Defs *d, const char *name) {
-  size_t h = ((uintptr_t)name >> 4) * 0x9E3779B97F4A7C15ull;
-  size_t m = (size_t)d->cap - 1, i = h & m;
-  while (d->name[i] && d->name[i] != name) i = (i + 1) & m;
-  return i;
-}
-
-static int count_lets(const LcuExpr *e) {
-  int n = e->kind == LE_LET && e->nbinds == 1;
-  for (int i = 0; i < e->nargs; i++) n += count_lets(e->args[i]);
-  return n;
-}
-
 static void add_lets(Defs *d, const LcuExpr *e) {
-  if (e->kind == LE_LET && e->nbinds == 1) {
-    size_t i = name_slot(d, e->binds[0].name);
-    if (!d->name[i]) d->name[i] = e->binds[0].name, d->rhs[i] = e->args[0];
+  if (e->kind == LE_LET && e->nbinds == 1) { /* names are unique per function */
+    nz_scope_push(&d->ix, e->binds[0].name);
+    nz_vec_push(d->rhs, e->args[0]);
   }
   for (int i = 0; i < e->nargs; i++) add_lets(d, e->args[i]);
 }
@@ -234,16 +221,13 @@ static void add_lets(Defs *d, const LcuExpr *e) {
 static const LcuExpr *def_rhs(Ctx *c, const char *name) {
   Defs *d = c->defs;
   if (d->func != c->r->func) {
-    free(d->name), free(d->rhs);
-    int n = count_lets(c->r->func->body);
+    nz_scope_pop_to(&d->ix, 0);
+    d->rhs.n = 0;
     d->func = c->r->func;
-    for (d->cap = 16; d->cap < 2 * n + 2;) d->cap *= 2;
-    d->name = nz_xcalloc((size_t)d->cap, sizeof *d->name);
-    d->rhs = nz_xcalloc((size_t)d->cap, sizeof *d->rhs);
     add_lets(d, c->r->func->body);
   }
-  size_t i = name_slot(d, name);
-  return d->name[i] ? d->rhs[i] : NULL;
+  int k = nz_scope_find(&d->ix, name, d->ix.n);
+  return k < 0 ? NULL : d->rhs.v[k];
 }
 
 /* An int CPU variable used as a size: follow its definition through copies,
@@ -382,7 +366,8 @@ FusLcuRegions *fus_lcu_regions(LcuProgram *p) {
   rs->r = sc.regs.v;
   Defs defs = {0}; /* kept while consecutive regions share their function */
   for (int i = 0; i < rs->n; i++) rs->r[i].graph = build_graph(&rs->r[i], &defs);
-  free(defs.name), free(defs.rhs);
+  nz_scope_free(&defs.ix);
+  nz_vec_free(defs.rhs);
   return rs;
 }
 

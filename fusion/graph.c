@@ -43,11 +43,7 @@ int fus_graph_size(FusGraph *g, const char *name) {
   return g->nsize++;
 }
 
-static size_t name_hash(const char *s) {
-  size_t h = 1469598103934665603u;
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211u;
-  return h;
-}
+static size_t name_hash(const char *s) { return (size_t)nz_fnv1a(NZ_FNV_SEED, s, strlen(s)); }
 
 /* The slot of `name` in the variable index: its entry, or the empty slot
  * where it would go. */

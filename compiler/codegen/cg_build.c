@@ -194,11 +194,6 @@ int cg_compile(const char *ctext, const char *out, const CgBuildOpts *o) {
   return rc;
 }
 
-static uint64_t fnv(uint64_t h, const char *s, size_t n) {
-  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
-  return h;
-}
-
 static int mkdirs(const char *path) {
   char tmp[PATH_MAX];
   snprintf(tmp, sizeof tmp, "%s", path);
@@ -256,11 +251,11 @@ int cg_compile_cached(const char *ctext, const CgBuildOpts *o, char **bin) {
   }
   if (!owned_safely(dir, 1)) return NZ_EXIT_USER;
   /* the key: the C text, the compiler and flags, and the runtime's identity */
-  uint64_t h = 0xcbf29ce484222325ull;
-  h = fnv(h, ctext, strlen(ctext));
-  h = fnv(h, o->cc, strlen(o->cc) + 1);
-  h = fnv(h, o->cflags, strlen(o->cflags) + 1);
-  h = fnv(h, CG_SANFLAGS, sizeof CG_SANFLAGS);
+  uint64_t h = NZ_FNV_SEED;
+  h = nz_fnv1a(h, ctext, strlen(ctext));
+  h = nz_fnv1a(h, o->cc, strlen(o->cc) + 1);
+  h = nz_fnv1a(h, o->cflags, strlen(o->cflags) + 1);
+  h = nz_fnv1a(h, CG_SANFLAGS, sizeof CG_SANFLAGS);
   char lib[PATH_MAX + 32];
   snprintf(lib, sizeof lib, "%s/libnessie_rt.a", cg_runtime_dir());
   struct stat st;
@@ -268,7 +263,7 @@ int cg_compile_cached(const char *ctext, const CgBuildOpts *o, char **bin) {
     char id[96];
     snprintf(id, sizeof id, "%lld.%lld.%lld", (long long)st.st_size, (long long)st.st_mtim.tv_sec,
              (long long)st.st_mtim.tv_nsec);
-    h = fnv(h, id, strlen(id));
+    h = nz_fnv1a(h, id, strlen(id));
   }
   char path[PATH_MAX + 64];
   snprintf(path, sizeof path, "%s/c-%016llx", dir, (unsigned long long)h);

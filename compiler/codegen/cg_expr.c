@@ -797,12 +797,6 @@ static void kernel_args(Cg *cg, NzBuf *b, const LcuKernel *k) {
   for (int c = 0; c < lcu_type_arity(k->ret); c++, sep = ", ") nz_buf_printf(b, "%sout%d", sep, c);
 }
 
-static uint64_t fnv(const char *s) {
-  uint64_t h = 1469598103934665603ull;
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-  return h;
-}
-
 void cg_kernel_shared(Cg *cg, const LcuKernel *k, int index, CgBodyFn body) {
   NzBuf *b = &cg->body;
   const char *kn = cg_cid(cg, k->name);
@@ -818,7 +812,7 @@ void cg_kernel_shared(Cg *cg, const LcuKernel *k, int index, CgBodyFn body) {
   if (cg->target->body_locs) cg->klocs = &locs;
   body(cg, k, &key, "body", &sizes);
   cg->canon = 0;
-  uint64_t h = fnv(key.s);
+  uint64_t h = nz_fnv1a(NZ_FNV_SEED, key.s, key.len);
   const char *fn = NULL;
   for (int i = 0; i < cg->shares.n && !fn; i++)
     if (cg->shares.v[i].h == h && !strcmp(cg->shares.v[i].key, key.s)) fn = cg->shares.v[i].fn;

@@ -10,11 +10,13 @@ typedef struct Str {
 static Str **table;
 static size_t nbuckets, count;
 
-static uint64_t hash(const char *s, size_t n) {
-  uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+uint64_t nz_fnv1a(uint64_t h, const void *s, size_t n) {
+  const unsigned char *p = s;
+  for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
   return h;
 }
+
+static uint64_t hash(const char *s, size_t n) { return nz_fnv1a(NZ_FNV_SEED, s, n); }
 
 static void grow(void) {
   size_t nb = nbuckets ? nbuckets * 2 : 1024;

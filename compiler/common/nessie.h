@@ -130,6 +130,9 @@ void nz_io_shell(const char *cmd, const void *in, size_t n, NzBuf *out); /* cmd'
 bool nz_io_spawn(const char *cmd, const int want[3], int got[3], const char **msg);
 
 /* ---- intern.c: interned strings compare with == and live until exit ---- */
+/* FNV-1a over n bytes, from h (NZ_FNV_SEED to start): the one string hash */
+#define NZ_FNV_SEED 1469598103934665603ull
+uint64_t nz_fnv1a(uint64_t h, const void *s, size_t n);
 const char *nz_intern(const char *s, size_t n);
 const char *nz_intern_cstr(const char *s);
 /* "BASE_N" interned, from the first len bytes of base (fresh names: snprintf
