@@ -346,9 +346,10 @@ static void mangle(M *m, NzBuf *b, NlType *t) {
   }
 }
 
-/* The TY_GEN indices of t in order of first appearance (as nesl_type_str names them
- * a, b, ...): with fnids set, those that stand for a function's identity, else the
- * others. */
+/* The TY_GEN indices of t in order of first appearance in the printed type (argument
+ * before result; not the order in which nesl_type_str names them, which is NESL's and
+ * may change without renaming instances): with fnids set, those that stand for a
+ * function's identity, else the others. */
 static void gen_order(NlType *t, int *order, int *k, int n, bool fnids) {
   t = R(t);
   if (!t) return;
