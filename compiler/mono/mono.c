@@ -346,9 +346,10 @@ static void mangle(M *m, NzBuf *b, NlType *t) {
   }
 }
 
-/* The TY_GEN indices of t in order of first appearance (as nesl_type_str names them
- * a, b, ...): with fnids set, those that stand for a function's identity, else the
- * others. */
+/* The TY_GEN indices of t in order of first appearance in the printed type (argument
+ * before result; not the order in which nesl_type_str names them, which is NESL's and
+ * may change without renaming instances): with fnids set, those that stand for a
+ * function's identity, else the others. */
 static void gen_order(NlType *t, int *order, int *k, int n, bool fnids) {
   t = R(t);
   if (!t) return;
@@ -722,28 +723,30 @@ static int type_pos(NlEnv *env, const int *dtform, NlType *t) {
   }
 }
 
-/* The last of the program's function definitions whose identity t holds (-1: none). */
-static int fn_pos(M *m, const int *bodypos, NlType *t) {
+/* The last of the forms after which the functions whose identities t holds can be
+ * called (-1: none): their definitions, or the signature-only declarations before them
+ * (mutual recursion passes a declared function as a value before its body). */
+static int fn_pos(M *m, const int *callpos, NlType *t) {
   t = t ? R(t) : NULL;
   if (!t) return -1;
   int a, b;
   switch (t->k) {
-  case TY_SEQ: return fn_pos(m, bodypos, t->a);
+  case TY_SEQ: return fn_pos(m, callpos, t->a);
   case TY_PAIR:
   case TY_FUN:
-    a = fn_pos(m, bodypos, t->a);
-    b = fn_pos(m, bodypos, t->b);
+    a = fn_pos(m, callpos, t->a);
+    b = fn_pos(m, callpos, t->b);
     if (b > a) a = b;
-    if (t->k == TY_FUN && (b = fn_pos(m, bodypos, t->fnid)) > a) a = b;
+    if (t->k == TY_FUN && (b = fn_pos(m, callpos, t->fnid)) > a) a = b;
     return a;
   case TY_DATA:
     a = -1;
     for (int i = 0; i < t->nargs; i++)
-      if ((b = fn_pos(m, bodypos, t->args[i])) > a) a = b;
+      if ((b = fn_pos(m, callpos, t->args[i])) > a) a = b;
     return a;
   case TY_FNID: {
     int g = fn_global(m, t->id);
-    return g >= m->env->nbasis ? bodypos[g] : -1;
+    return g >= m->env->nbasis ? callpos[g] : -1;
   }
   default: return -1;
   }
@@ -786,8 +789,10 @@ static void order_forms(M *m, NlDecl **ds, int n, NlDecl **copy) {
   int *dtform = nz_xmalloc(sizeof(int) * (size_t)(env->datatypes.n + 1));
   int *bodypos = nz_xmalloc(sizeof(int) * (size_t)(ng + 1));
   int *sigpos = nz_xmalloc(sizeof(int) * (size_t)(ng + 1));
+  int *fwdpos = nz_xmalloc(sizeof(int) * (size_t)(ng + 1));
+  int *callpos = nz_xmalloc(sizeof(int) * (size_t)(ng + 1));
   for (int j = 0; j < env->datatypes.n; j++) dtform[j] = -1;
-  for (int g = 0; g < ng; g++) bodypos[g] = sigpos[g] = -1;
+  for (int g = 0; g < ng; g++) bodypos[g] = sigpos[g] = fwdpos[g] = -1;
   for (int i = 0; i < n; i++) {
     NlDecl *d = ds[i];
     if (d->k == D_DATA)
@@ -795,7 +800,10 @@ static void order_forms(M *m, NlDecl **ds, int n, NlDecl **copy) {
         if (env->datatypes.v[j]->global == d->global) dtform[j] = i;
     if (d->k == D_FUN && d->body && d->global >= 0) bodypos[d->global] = i;
     if (is_generic_fun(env, d) && !d->body && sigpos[d->global] < 0) sigpos[d->global] = i;
+    if (d->k == D_FUN && !d->body && d->global >= 0 && fwdpos[d->global] < 0) fwdpos[d->global] = i;
   }
+  for (int g = 0; g < ng; g++)
+    callpos[g] = fwdpos[g] >= 0 && fwdpos[g] < bodypos[g] ? fwdpos[g] : bodypos[g];
   Place pl = {0};
   pl.def_at = nz_xmalloc(sizeof(int) * (size_t)(ni + 1));
   pl.sig_at = nz_xmalloc(sizeof(int) * (size_t)(ni + 1));
@@ -803,7 +811,7 @@ static void order_forms(M *m, NlDecl **ds, int n, NlDecl **copy) {
   for (int k = 0; k < ni; k++) {
     const MonoInst *in = &p->insts.v[k];
     NlType *ft = R(in->ty); /* its own identity aside: the functions of its arguments */
-    int dp = type_pos(env, dtform, in->ty), fp = ft->k == TY_FUN ? fn_pos(m, bodypos, ft->a) : -1;
+    int dp = type_pos(env, dtform, in->ty), fp = ft->k == TY_FUN ? fn_pos(m, callpos, ft->a) : -1;
     if (fp > dp) dp = fp; /* a named function it calls directly (direct_call) */
     int h = in->basis ? -1 : bodypos[in->global];
     pl.def_at[k] = h > dp ? h : dp;
@@ -827,6 +835,8 @@ static void order_forms(M *m, NlDecl **ds, int n, NlDecl **copy) {
   free(dtform);
   free(bodypos);
   free(sigpos);
+  free(fwdpos);
+  free(callpos);
 }
 
 MonoProgram *mono_program(NlEnv *env, NlDecl **ds, int n) {

@@ -809,7 +809,11 @@ static int check_fun(C *c, NlDecl *d) {
   int g = nesl_global_lookup(env, d->name);
   bool forward = g >= 0 && !env->globals.v[g].defined && env->globals.v[g].decl &&
                  !env->globals.v[g].decl->body && d->body;
+  /* A signature-only declaration names one particular function: its identity is that
+   * function's (never a variable, which the printer would list, NESL.md 3.4), and the
+   * definition that fills it keeps it. */
   if (!d->body) {
+    sig->fnid = ty_fnid();
     g = nesl_global_add(env, d->name, generalize(sig));
     env->globals.v[g].decl = d;
     d->global = g;
@@ -817,7 +821,7 @@ static int check_fun(C *c, NlDecl *d) {
     return 1;
   }
   NlType *ft = ty_fun(ty_var(CL_ANY), ty_var(CL_ANY));
-  ft->fnid = ty_fnid();
+  ft->fnid = forward ? R(env->globals.v[g].ty)->fnid : ty_fnid();
   if (sig && !unify(ft, sig)) nz_die("signature is a function type");
   if (forward) {
     NlType *old = instantiate(env->globals.v[g].ty);

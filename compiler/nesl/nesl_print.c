@@ -5,19 +5,72 @@
 #include <math.h>
 
 /* ---------- types ---------- */
+/* Type variables are named as NESL 3.1 names them (CMU NESL's clean-type in
+ * type-check.lisp, checked against its output: tests/nesl/hof_types.nesl). It walks
+ * the type's internal form, where a function type is (function IDENTITY RESULT
+ * ARGUMENT), and collects the variables of each node as the union of its components'
+ * lists; Lisp's union keeps the second list's order, so a variable takes its place
+ * from its LAST occurrence in that walk. The identity of a function whose identity is
+ * unknown (a function parameter) is a variable of its own: it gets a letter and a
+ * place in the context although the printed type never shows it (NESL.md 3.4), so
+ * twice(g, x) = g(g(x)) is (b -> b, b) -> b :: (a in any; b in any). Up to five
+ * variables are a ... e; with more, all of them are a0, a1, ... (typevarnames). */
 typedef struct {
   NlType *v[64];
   int n;
   size_t start; /* length of the buffer before the type */
 } Names;
 
+static bool same_var(NlType *u, NlType *t) {
+  return u == t || (t->k == TY_GEN && u->k == TY_GEN && u->id == t->id);
+}
+
 static int var_index(Names *nm, NlType *t) {
-  for (int i = 0; i < nm->n; i++) {
-    NlType *u = nm->v[i];
-    if (u == t || (t->k == TY_GEN && u->k == TY_GEN && u->id == t->id)) return i;
-  }
+  for (int i = 0; i < nm->n; i++)
+    if (same_var(nm->v[i], t)) return i;
   if (nm->n < 64) nm->v[nm->n++] = t;
   return nm->n - 1;
+}
+
+/* One occurrence of a variable in the walk: it moves to the end of the list. */
+static void occurrence(Names *nm, NlType *t) {
+  int i = 0;
+  while (i < nm->n && !same_var(nm->v[i], t)) i++;
+  if (i == nm->n) {
+    if (nm->n == 64) return;
+    nm->n++;
+  }
+  for (; i + 1 < nm->n; i++) nm->v[i] = nm->v[i + 1];
+  nm->v[nm->n - 1] = t;
+}
+
+/* budget bounds the walk: types are shared DAGs whose trees can be exponential. */
+static void collect(Names *nm, NlType *t, long *budget) {
+  if (!t || --*budget < 0) return;
+  t = nesl_type_resolve(t);
+  switch (t->k) {
+  case TY_VAR:
+  case TY_GEN: occurrence(nm, t); return;
+  case TY_SEQ: collect(nm, t->a, budget); return;
+  case TY_PAIR:
+    collect(nm, t->a, budget);
+    collect(nm, t->b, budget);
+    return;
+  case TY_FUN: /* NULL: a datatype field's "any function" */
+    collect(nm, t->fnid, budget);
+    collect(nm, t->b, budget);
+    collect(nm, t->a, budget);
+    return;
+  case TY_DATA:
+    for (int i = 0; i < t->nargs; i++) collect(nm, t->args[i], budget);
+    return;
+  default: return;
+  }
+}
+
+static void var_name(NzBuf *b, int i, int n) {
+  if (n <= 5) nz_buf_putc(b, (char)('a' + i));
+  else nz_buf_printf(b, "a%d", i);
 }
 
 enum { CTX_TOP, CTX_PAIR_RIGHT, CTX_PAREN, CTX_FUN_ARG };
@@ -34,14 +87,7 @@ static void tstr(NzBuf *b, NlType *t, int ctx, Names *nm) {
   case TY_BOOL: nz_buf_puts(b, "bool"); return;
   case TY_CHAR: nz_buf_puts(b, "char"); return;
   case TY_VAR:
-  case TY_GEN: {
-    int i = var_index(nm, t);
-    if (i < 26)
-      nz_buf_putc(b, (char)('a' + i));
-    else
-      nz_buf_printf(b, "a%d", i);
-    return;
-  }
+  case TY_GEN: var_name(b, var_index(nm, t), nm->n); return;
   case TY_SEQ:
     nz_buf_putc(b, '[');
     tstr(b, t->a, CTX_PAREN, nm);
@@ -83,16 +129,16 @@ static void tstr(NzBuf *b, NlType *t, int ctx, Names *nm) {
 void nesl_type_str(NzBuf *b, NlType *t) {
   Names nm = {0};
   nm.start = b->len;
+  long budget = 1L << 16;
+  collect(&nm, t, &budget);
   tstr(b, t, CTX_TOP, &nm);
   if (nm.n) {
     static const char *cls[] = {"any", "scalar", "ordinal", "number", "logical"};
     nz_buf_puts(b, " :: (");
     for (int i = 0; i < nm.n; i++) {
       if (i) nz_buf_puts(b, "; ");
-      if (i < 26)
-        nz_buf_printf(b, "%c in %s", 'a' + i, cls[nm.v[i]->cls]);
-      else
-        nz_buf_printf(b, "a%d in %s", i, cls[nm.v[i]->cls]);
+      var_name(b, i, nm.n);
+      nz_buf_printf(b, " in %s", cls[nm.v[i]->cls]);
     }
     nz_buf_putc(b, ')');
   }
