@@ -11,8 +11,8 @@
  * - The thunk runs inside the reduction and the scan (MAP fused into REDUCE reads
  *   its inputs once, no intermediate array). A scan computes its thunk twice (tile
  *   totals, then the tile's scan), reading inputs twice instead of materialising
- *   them; a segmented reduction is a segmented scan whose segment ends are
- *   gathered.
+ *   them; a segmented reduction is a segmented scan that stores only at segment
+ *   ends.
  * - Faults. A thunk that finds a fault (index out of range, division by zero)
  *   calls rt_cu_raise(i, ...) with its element index and goes on with a harmless
  *   value. The launch records the smallest faulting index; the host then evaluates
@@ -231,11 +231,13 @@ template <class T, class Op> struct RtCuSegOp {
   }
 };
 
+/* Element i starts a segment when its segment differs from element i-1's: neighbouring
+ * reads of segof, coalesced, instead of a lookup of the segment's start. */
 template <class T, class F> struct RtCuSegThunk {
   F f;
   RtCuSegdes sd;
   __device__ RtCuSeg<T> operator()(int i) const {
-    return RtCuSeg<T>{sd.starts[sd.segof[i]] == i, f(i)};
+    return RtCuSeg<T>{i == 0 || sd.segof[i - 1] != sd.segof[i], f(i)};
   }
 };
 
@@ -251,24 +253,32 @@ static void rt_cu_segscan(F f, RtCuSegdes sd, Op op, T id, St st) {
              RtCuSegStore<T, St>{st});
 }
 
-template <class T> struct RtCuStoreTo {
-  T *out;
-  __device__ void operator()(int i, const T &v) const { out[i] = v; }
+/* The segmented scan's value at the last element of each segment is the segment's
+ * reduction: stored there, straight into the result (no array of every element's
+ * prefix, no gather after). */
+template <class T, class St> struct RtCuSegEndStore {
+  St st;
+  RtCuSegdes sd;
+  __device__ void operator()(int i, const RtCuSeg<T> &v) const {
+    if (i == sd.total - 1 || sd.segof[i + 1] != sd.segof[i]) st(sd.segof[i], v.v);
+  }
 };
 
-template <class T, class St>
-__global__ void rt_cu_seg_last_k(const T *scanned, RtCuSegdes sd, T id, St st) {
+template <class T, class St> __global__ void rt_cu_seg_empty_k(RtCuSegdes sd, T id, St st) {
   int64_t s = (int64_t)blockIdx.x * RT_CU_BLOCK + threadIdx.x;
-  if (s < sd.nsegs) st((int)s, sd.lens[s] ? scanned[sd.starts[s + 1] - 1] : id);
+  if (s < sd.nsegs && sd.lens[s] == 0) st((int)s, id);
 }
 
-/* SEGREDUCE: one result per segment, the identity for an empty one. st(s, v). */
+/* SEGREDUCE: one result per segment, the identity for an empty one. st(s, v). The
+ * same fixed-shape segmented scan as SEGSCAN (so the same order of operations on
+ * every device), storing only at segment ends; empty segments get the identity. */
 template <class T, class F, class Op, class St>
 static void rt_cu_segreduce(F f, RtCuSegdes sd, Op op, T id, St st) {
   if (sd.nsegs <= 0) return;
-  RtCuScratch<T> tmp(sd.total);
-  if (sd.total > 0) rt_cu_segscan(f, sd, op, id, RtCuStoreTo<T>{tmp.p});
-  rt_cu_seg_last_k<T><<<(unsigned)((sd.nsegs + RT_CU_BLOCK - 1) / RT_CU_BLOCK), RT_CU_BLOCK>>>(tmp.p, sd, id, st);
+  if (sd.total > 0)
+    rt_cu_scan(RtCuSegThunk<T, F>{f, sd}, sd.total, RtCuSegOp<T, Op>{op}, RtCuSeg<T>{0, id},
+               RtCuSegEndStore<T, St>{st, sd});
+  rt_cu_seg_empty_k<T><<<(unsigned)((sd.nsegs + RT_CU_BLOCK - 1) / RT_CU_BLOCK), RT_CU_BLOCK>>>(sd, id, st);
 }
 
 /* -------------------------------------------------- FILTER and PARTITION */
