@@ -50,12 +50,13 @@ array_carried() {
   done
 }
 
-# sbatch_word S: S as one argument of an #SBATCH line. sbatch parses these lines itself
-# (not with a shell): a backslash escapes the next character, and an unescaped `#` starts
-# a comment; in --output, `%` starts a pattern (%A, %a), so a literal one is `%%`.
+# sbatch_word S: S as one argument of an #SBATCH line. sbatch parses these lines itself,
+# not with a shell: quotes group as in a shell (adjacent quoted parts join, `#` inside
+# them is no comment) but a backslash outside quotes is no escape; in --output, `%`
+# starts a pattern (%A, %a), so a literal one is `%%`.
 sbatch_word() {
   local s=${1//%/%%}
-  printf '%s' "$s" | sed 's/[^A-Za-z0-9_.\/,+=:@-]/\\&/g'
+  printf "'%s'" "${s//\'/\'\"\'\"\'}"
 }
 
 # array_slurm WHO FILE NAME N LOGS CPUS TIME MERGE -- ARG...: writes FILE, a Slurm batch
