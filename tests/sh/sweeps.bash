@@ -56,39 +56,45 @@ same_columns() {
   fi
 }
 
-# check_merged: what the merges wrote against the local runs. programs.csv: the same jobs
-# in the same order, every row ok, two runs each, and the same static columns (the job,
-# the fusion report's counts, the profile's launches and bytes; not the times, solve
-# seconds or threads, nor the code's hash: the generated C names its source, the wrapper
-# in the work folder). bench.csv: every row a finished schedule, the same
-# regions and strategies in the same order with the same unfused counts, and the same
-# status and objective wherever the local run's is a proven optimum or a greedy schedule
-# (the outcomes no time limit decides); the tasks ran with the time limit given. The
-# greedy-scale counts, and every plot of both.
-check_merged() {
-  local lp=$tmp/local-programs/programs.csv mp=$pout/programs.csv
-  local ls=$tmp/local-sweep/bench.csv ms=$sout/bench.csv f
-  [ -s "$mp" ] && [ -s "$ms" ] || { bad "the merges wrote no programs.csv or bench.csv"; return; }
+# check_rows: what the merges wrote, alone. programs.csv: the filtered job list in its
+# order, every row ok after two runs; bench.csv: every row a finished schedule, the tasks
+# having run with the time limit given; every plot of both; nothing ran from the paths,
+# and no task fell back to the checkout's own work folders.
+check_rows() {
+  local mp=$pout/programs.csv ms=$sout/bench.csv f
+  [ -s "$mp" ] && [ -s "$ms" ] || { bad "the merges wrote no programs.csv or bench.csv"; return 1; }
   [ "$(awk -F, 'NR > 1 { print $1, $3 }' "$mp")" = "$(printf '%s\n' 'dotprod none' 'dotprod ilp-cg' 'dotprod baseline-c' \
     'spmv none' 'spmv ilp-cg' 'spmv baseline-c')" ] || { bad "programs.csv: not the filtered job list:"; cat "$mp"; }
   awk -F, 'NR > 1 && ($5 != "ok" || $18 != 2) { print "  " $0; bad = 1 } END { exit bad }' "$mp" >"$tmp/d" ||
     { bad "programs.csv: rows not ok or not two runs (--runs lost?):"; cat "$tmp/d"; }
-  same_columns programs.csv "$lp" "$mp" 1-14,16,18-22
   awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { sub(/^"[^"]*"/, "input")
       s = $c["status"]; if (s == "" || s == "job-failed") { print "  " $0; bad = 1 } } END { exit bad }' "$ms" >"$tmp/d" ||
     { bad "bench.csv: rows without a schedule:"; cat "$tmp/d"; }
+  grep -q -- '--time-limit=3 ' "$sw"/logs/1.log || { bad "sweep job 1 did not run with --time-limit=3:"; cat "$sw"/logs/1.log; }
+  for f in "$pout"/programs-{time,bytes,objective,baselines} "$sout"/{solver-time,fusion-quality,greedy-scale}; do
+    grep -q '<svg' "$f.svg" 2>/dev/null || bad "$f.svg is not an SVG"
+    [ "$(head -c 4 "$f.png" 2>/dev/null | od -An -c | tr -d ' ')" = '211PNG' ] || bad "$f.png is not a PNG"
+  done
+  [ ! -e "$pwned" ] || bad "a command in a path ran"
+  [ ! -e "$co/build" ] || bad "a task wrote under the checkout's build/ (PROGRAMS_WORK or SWEEP_WORK lost)"
+}
+
+# check_merged: check_rows, and the merges against the local runs. programs.csv: the same
+# static columns (the job, the fusion report's counts, the profile's launches and bytes;
+# not the times, solve seconds or threads, nor the code's hash: the generated C names its
+# source, the wrapper in the work folder). bench.csv: the same regions and strategies in
+# the same order with the same unfused counts, and the same status and objective
+# wherever the local run's is a proven optimum or a greedy schedule (the outcomes no
+# time limit decides). greedy-scale.csv: the same counts.
+check_merged() {
+  check_rows || return
+  local ls=$tmp/local-sweep/bench.csv ms=$sout/bench.csv
+  same_columns programs.csv "$tmp/local-programs/programs.csv" "$pout/programs.csv" 1-14,16,18-22
   # input (three fields: it holds two commas), region, function, scheduler, solver,
   # invocations, and the unfused kernels, arrays, traversals and objective
   same_columns bench.csv "$ls" "$ms" 1-8,9,11,13,15
   paste -d'|' "$ls" "$ms" | awk -F'|' 'NR > 1 { split($1, a, ","); split($2, b, ",")
       if ((a[17] == "optimal" || a[17] == "greedy") && (a[17] != b[17] || a[16] != b[16])) { print "  " $0; bad = 1 } }
       END { exit bad }' >"$tmp/d" || { bad "bench.csv: a proven optimum or greedy schedule differs:"; head -n 10 "$tmp/d"; }
-  grep -q -- '--time-limit=3 ' "$sw"/logs/1.log || { bad "sweep job 1 did not run with --time-limit=3:"; cat "$sw"/logs/1.log; }
   same_columns greedy-scale.csv "$tmp/local-sweep/greedy-scale.csv" "$sout/greedy-scale.csv" 1-3,5-7
-  for f in "$pout"/programs-{time,bytes,objective,baselines} "$sout"/{solver-time,fusion-quality,greedy-scale}; do
-    grep -q '<svg' "$f.svg" 2>/dev/null || bad "$f.svg is not an SVG"
-    [ "$(head -c 4 "$f.png" 2>/dev/null | od -An -c | tr -d ' ')" = '211PNG' ] || bad "$f.png is not a PNG"
-  done
-  [ ! -e "$pwned" ] || bad "a command in the checkout's path ran"
-  [ ! -e "$co/build" ] || bad "a task wrote under the checkout's build/ (PROGRAMS_WORK or SWEEP_WORK lost)"
 }
