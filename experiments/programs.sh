@@ -316,13 +316,7 @@ case $mode in
   merge) merge ;;
   slurm)
     [ -x "$bin/nessie" ] || { echo "programs.sh: no $bin/nessie (run make)" >&2; exit 1; }
-    list_jobs | array_write_list "$jobfile" "$list_key"
-    rm -f "$work"/rows/*.csv
-    n=$(wc -l <"$jobfile")
-    merge_cmd="bash experiments/programs.sh$(printf ' %q' "${task_opts[@]}") --merge --out=DIR"
-    PROGRAMS_WORK=$work array_slurm programs.sh "$work/programs.slurm" nessie-programs "$n" "$work/logs" 2 01:00:00 \
-      "$merge_cmd" -- experiments/programs.sh "${task_opts[@]}"
-    echo "wrote $work/programs.slurm ($n array tasks) and $jobfile" >&2 ;;
+    PROGRAMS_WORK=$work array_slurm programs.sh nessie-programs 2 01:00:00 ;;
   all)
     [ -x "$bin/nessie" ] || { echo "programs.sh: no $bin/nessie (run make)" >&2; exit 1; }
     command -v gnuplot >/dev/null || { echo "programs.sh: gnuplot is not installed (make deps)" >&2; exit 1; }

@@ -342,13 +342,7 @@ case $mode in
     merge ;;
   slurm)
     [ -x "$bin/nessie-bench" ] || { echo "sweep.sh: no $bin/nessie-bench (run make)" >&2; exit 1; }
-    list_jobs | array_write_list "$jobfile" "$list_key"
-    rm -f "$work"/rows/*.csv
-    n=$(wc -l <"$jobfile")
-    merge_cmd="bash experiments/sweep.sh$(printf ' %q' "${task_opts[@]}") --merge --out=DIR"
-    SWEEP_WORK=$work array_slurm sweep.sh "$work/sweep.slurm" nessie-sweep "$n" "$work/logs" 1 00:30:00 \
-      "$merge_cmd" -- experiments/sweep.sh "${task_opts[@]}"
-    echo "wrote $work/sweep.slurm ($n array tasks) and $jobfile" >&2 ;;
+    SWEEP_WORK=$work array_slurm sweep.sh nessie-sweep 1 00:30:00 ;;
   all)
     [ -x "$bin/nessie-bench" ] || { echo "sweep.sh: no $bin/nessie-bench (run make)" >&2; exit 1; }
     command -v gnuplot >/dev/null || { echo "sweep.sh: gnuplot is not installed (make deps)" >&2; exit 1; }

@@ -142,6 +142,14 @@ submit() {
   id=${id%%;*}
   jobids+=("$id")
 }
+# submit_arrays ARG...: both sweeps' scripts, with the sbatch options ARG; their ids in
+# $pj and $sj.
+submit_arrays() {
+  submit "$@" "$pscript"
+  pj=$id
+  submit "$@" "$sscript"
+  sj=$id
+}
 # wait_jobs ID...: until the controller lists none of them (a hang guard of 900 s; the
 # tiny sweeps take seconds of work).
 wait_jobs() {
@@ -159,15 +167,12 @@ wait_jobs() {
 task_state() { scontrol show job "${1}_$2" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | head -n 1; }
 
 t0=$(date +%s)
-submit "$pscript"
-p1=$id
-submit "$sscript"
-s1=$id
+submit_arrays
 local_sweeps # meanwhile, the same sweeps here
-wait_jobs "$p1" "$s1"
+wait_jobs "$pj" "$sj"
 echo "both arrays ran in $(($(date +%s) - t0)) s (with the local runs beside them)"
 for k in $(seq 1 "$(wc -l <"$sw/jobs.txt")"); do
-  [ "$(task_state "$s1" "$k")" = JobState=COMPLETED ] || bad "sweep task $k: $(task_state "$s1" "$k")"
+  [ "$(task_state "$sj" "$k")" = JobState=COMPLETED ] || bad "sweep task $k: $(task_state "$sj" "$k")"
 done
 merge_sweeps
 check_merged
@@ -178,13 +183,10 @@ cp "$sout/bench.csv" "$tmp/first-bench.csv"
 # first); Slurm records the failure, the merge writes its rows as job-failed.
 rm -f "$pw/rows/dotprod.ilp-cg.csv" "$sw/rows/2.csv"
 mkdir "$pw/rows/dotprod.ilp-cg.csv" "$sw/rows/2.csv"
-submit --array=2 "$pscript"
-p2=$id
-submit --array=2 "$sscript"
-s2=$id
-wait_jobs "$p2" "$s2"
-[ "$(task_state "$p2" 2)" = JobState=FAILED ] || bad "the blocked programs task: $(task_state "$p2" 2), not FAILED"
-[ "$(task_state "$s2" 2)" = JobState=FAILED ] || bad "the blocked sweep task: $(task_state "$s2" 2), not FAILED"
+submit_arrays --array=2
+wait_jobs "$pj" "$sj"
+[ "$(task_state "$pj" 2)" = JobState=FAILED ] || bad "the blocked programs task: $(task_state "$pj" 2), not FAILED"
+[ "$(task_state "$sj" 2)" = JobState=FAILED ] || bad "the blocked sweep task: $(task_state "$sj" 2), not FAILED"
 merge_sweeps
 awk -F, 'NR > 1 && $5 != "ok" { print $1, $3, $5 }' "$pout/programs.csv" >"$tmp/d"
 [ "$(cat "$tmp/d")" = "dotprod ilp-cg job-failed" ] || { bad "programs.csv after the failed task:"; cat "$tmp/d"; }
@@ -197,11 +199,8 @@ grep -q "^  2 bench .* $spec\$" "$tmp/merge-sweep.log" || { bad "sweep.sh --merg
 
 # The rerun of that one task repairs it.
 rmdir "$pw/rows/dotprod.ilp-cg.csv" "$sw/rows/2.csv"
-submit --array=2 "$pscript"
-p3=$id
-submit --array=2 "$sscript"
-s3=$id
-wait_jobs "$p3" "$s3"
+submit_arrays --array=2
+wait_jobs "$pj" "$sj"
 merge_sweeps
 check_merged
 same_columns "programs.csv after the rerun" "$tmp/first-programs.csv" "$pout/programs.csv" 1-14,16-22
