@@ -14,21 +14,33 @@ array_write_list() {
   printf '%s\n' "$2" >"${1%.txt}.key"
 }
 
-# array_job_line WHO FILE KEY K: prints line K of the job list FILE. Exits 2 (a bad
-# command line) when K is not a whole number from 1 to the list's length, or when the
-# list was made with options other than KEY.
-array_job_line() {
-  local who=$1 file=$2 key=$3 k=$4 n had
-  if [[ ! $k =~ ^[0-9]+$ ]]; then
-    echo "$who: --job='$k': not a job number (a line of --list, from 1)" >&2
+# array_check_key WHO FILE KEY: exits 2 (a bad command line) unless the job list FILE
+# exists and was made with the options KEY: a job or a merge given other options would
+# run or gather another list's lines.
+array_check_key() {
+  local who=$1 file=$2 key=$3 had
+  if [ ! -f "$file" ]; then
+    echo "$who: no job list $file: run the sweep or its --slurm first" >&2
     exit 2
   fi
   had=$(cat "${file%.txt}.key" 2>/dev/null || echo "(no key: made before keys were kept)")
   if [ "$had" != "$key" ]; then
-    echo "$who: $file was listed with other options: $had; this job has: $key" >&2
-    echo "$who: give the job the options the list was made with (the Slurm script does), or list again" >&2
+    echo "$who: $file was listed with other options: $had; this command has: $key" >&2
+    echo "$who: give it the options the list was made with (the Slurm script does; its header has the merge), or list again" >&2
     exit 2
   fi
+}
+
+# array_job_line WHO FILE KEY K: prints line K of the job list FILE. Exits 2 (a bad
+# command line) when K is not a whole number from 1 to the list's length, or when the
+# list was made with options other than KEY.
+array_job_line() {
+  local who=$1 file=$2 key=$3 k=$4 n
+  if [[ ! $k =~ ^[0-9]+$ ]]; then
+    echo "$who: --job='$k': not a job number (a line of --list, from 1)" >&2
+    exit 2
+  fi
+  array_check_key "$who" "$file" "$key"
   n=$(wc -l <"$file")
   while [[ $k == 0?* ]]; do k=${k#0}; done
   if [ "${#k}" -gt 9 ] || [ "$k" -lt 1 ] || [ "$k" -gt "$n" ]; then
@@ -68,6 +80,7 @@ sbatch_word() {
 # options override them). Every value is quoted for the shell (printf %q) and, on
 # #SBATCH lines, for sbatch; a path with a newline or a backslash is refused (exit 2):
 # sbatch cannot take it.
+# shellcheck disable=SC2154 # work, jobfile, list_key, task_opts: the caller's
 array_slurm() {
   local who=$1 name=$2 cpus=$3 time=$4 file=$work/${1%.sh}.slurm n p
   for p in "$PWD" "$work"; do

@@ -313,7 +313,9 @@ case $mode in
   job)
     [ -f "$jobfile" ] || list_jobs | array_write_list "$jobfile" "$list_key"
     run_job "$jobno" ;;
-  merge) merge ;;
+  merge)
+    array_check_key programs.sh "$jobfile" "$list_key"
+    merge ;;
   slurm)
     [ -x "$bin/nessie" ] || { echo "programs.sh: no $bin/nessie (run make)" >&2; exit 1; }
     PROGRAMS_WORK=$work array_slurm programs.sh nessie-programs 2 01:00:00 ;;

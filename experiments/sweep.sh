@@ -338,6 +338,7 @@ case $mode in
     [ -f "$jobfile" ] || list_jobs | array_write_list "$jobfile" "$list_key"
     run_job "$jobno" ;;
   merge)
+    array_check_key sweep.sh "$jobfile" "$list_key"
     command -v gnuplot >/dev/null || { echo "sweep.sh: gnuplot is not installed (make deps)" >&2; exit 1; }
     merge ;;
   slurm)

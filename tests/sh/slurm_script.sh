@@ -11,10 +11,7 @@ source "$(dirname "$0")/sweeps.bash"
 command -v python3 >/dev/null || { echo "skipped: no python3"; exit 77; }
 command -v gnuplot >/dev/null || { echo "skipped: no gnuplot"; exit 77; }
 hostile_checkout
-(cd "$co" && PROGRAMS_WORK=$pw bash experiments/programs.sh "${p_opts[@]}" --bin="$hbin" --slurm) >"$tmp/p.log" 2>&1 ||
-  { bad "programs.sh --slurm failed:"; cat "$tmp/p.log"; exit 1; }
-(cd "$co" && SWEEP_WORK=$sw bash experiments/sweep.sh "${s_opts[@]}" --bin="$hbin" --slurm) >"$tmp/s.log" 2>&1 ||
-  { bad "sweep.sh --slurm failed:"; cat "$tmp/s.log"; exit 1; }
+write_scripts
 np=$(wc -l <"$pw/jobs.txt") ns=$(wc -l <"$sw/jobs.txt")
 [ "$np" = 6 ] || bad "programs: $np jobs, expected 6 (2 programs x 3 variants)"
 [ "$ns" = 18 ] || bad "sweep: $ns jobs, expected 18 (8 regions and 10 at scale)"
@@ -58,6 +55,10 @@ st=$?
 SWEEP_WORK=$sw bash "$co/experiments/sweep.sh" --size=tiny --bin="$hbin" --job=2 >"$tmp/o" 2>&1
 st=$?
 [ $st = 2 ] && grep -q 'listed with other options' "$tmp/o" || { bad "sweep.sh --job=2 without the list's time limit: exit $st"; cat "$tmp/o"; }
+# ... as does a merge
+SWEEP_WORK=$sw bash "$co/experiments/sweep.sh" --size=tiny --bin="$hbin" --merge --out="$tmp/m" >"$tmp/o" 2>&1
+st=$?
+[ $st = 2 ] && grep -q 'listed with other options' "$tmp/o" || { bad "sweep.sh --merge without the list's time limit: exit $st"; cat "$tmp/o"; }
 # ... and a line of the list, with its options, runs (leading zeros are the same line)
 SWEEP_WORK=$sw bash "$co/experiments/sweep.sh" "${s_opts[@]}" --bin="$hbin" --job=002 >"$tmp/o" 2>&1 ||
   { bad "sweep.sh --job=002 failed:"; cat "$tmp/o"; }

@@ -43,9 +43,9 @@ fi
 # tasks it ran outlive slurmd), each by its id.
 stop_cluster() {
   [ ${#jobids[@]} = 0 ] || timeout 20 scancel "${jobids[@]}" >/dev/null 2>&1
-  local p i
+  local p
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-  for i in $(seq 1 100); do
+  for _ in $(seq 1 100); do # up to 10 s for them to end, then KILL
     for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && break; done
     kill -0 "$p" 2>/dev/null || break
     sleep 0.1
@@ -129,10 +129,7 @@ echo "Slurm $(sinfo -V | cut -d' ' -f2): node $node idle, ports $cport and $dpor
 
 # ---------------------------------------------------------------- the sweeps
 hostile_checkout
-(cd "$co" && PROGRAMS_WORK=$pw bash experiments/programs.sh "${p_opts[@]}" --bin="$hbin" --slurm) >"$tmp/p.log" 2>&1 ||
-  { bad "programs.sh --slurm failed:"; cat "$tmp/p.log"; exit 1; }
-(cd "$co" && SWEEP_WORK=$sw bash experiments/sweep.sh "${s_opts[@]}" --bin="$hbin" --slurm) >"$tmp/s.log" 2>&1 ||
-  { bad "sweep.sh --slurm failed:"; cat "$tmp/s.log"; exit 1; }
+write_scripts
 pscript=$pw/programs.slurm sscript=$sw/sweep.slurm
 
 # submit ARG...: sbatch from $tmp (no checkout: the script must find its own), the job's id

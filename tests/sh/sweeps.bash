@@ -31,6 +31,15 @@ sopts() { echo --size=tiny --time-limit=3; }
 p_opts=($(popts)) s_opts=($(sopts))
 export NESSIE_CFLAGS=-O1 # the sweeps' compiles; carried into the tasks as part of the environment
 
+# write_scripts: both sweeps' --slurm, in the hostile checkout: $pw/programs.slurm and
+# $sw/sweep.slurm, and their job lists.
+write_scripts() {
+  (cd "$co" && PROGRAMS_WORK=$pw bash experiments/programs.sh "${p_opts[@]}" --bin="$hbin" --slurm) >"$tmp/p.log" 2>&1 ||
+    { bad "programs.sh --slurm failed:"; cat "$tmp/p.log"; exit 1; }
+  (cd "$co" && SWEEP_WORK=$sw bash experiments/sweep.sh "${s_opts[@]}" --bin="$hbin" --slurm) >"$tmp/s.log" 2>&1 ||
+    { bad "sweep.sh --slurm failed:"; cat "$tmp/s.log"; exit 1; }
+}
+
 # local_sweeps: both sweeps run here, in this checkout, into $tmp/local-{programs,sweep}.
 local_sweeps() {
   PROGRAMS_WORK=$tmp/local-pw bash experiments/programs.sh "${p_opts[@]}" --bin="$bin" --jobs=2 \
