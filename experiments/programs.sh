@@ -81,7 +81,7 @@ case $bin in /*) ;; *) bin=$root/$bin ;; esac
 mkdir -p "$work/rows" "$work/logs" "$work/bins" "$work/src" "$work/ref"
 jobfile=$work/jobs.txt
 # The options a job runs with (every job of a run, every task of a Slurm array), and the
-# key of those that make the job list (array_job_line).
+# key of those that make the job list (array_check_key).
 task_opts=(--size="$size" --bin="$bin")
 [ -z "$runs" ] || task_opts+=(--runs="$runs")
 [ -z "$only_progs" ] || task_opts+=(--programs="$only_progs")

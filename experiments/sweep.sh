@@ -63,7 +63,7 @@ for a in "$@"; do
     --merge) mode=merge ;;
     --slurm) mode=slurm ;;
     --job=*) mode=job jobno=${a#*=} ;;
-    -h|--help) sed -n '2,51p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,49p' "$0"; exit 0 ;;
     *) echo "sweep.sh: unknown argument '$a' (--help)" >&2; exit 2 ;;
   esac
 done
@@ -88,7 +88,7 @@ case $work in /*) ;; *) work=$root/$work ;; esac
 mkdir -p "$work/rows" "$work/logs"
 jobfile=$work/jobs.txt
 # The options every job runs with (locally and in each Slurm task), and the key of those
-# that make the job list (array_job_line).
+# that make the job list (array_check_key).
 task_opts=(--size="$size" --time-limit="$tl" --bin="$bin")
 list_key="size=$size time-limit=$tl"
 
