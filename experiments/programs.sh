@@ -303,9 +303,10 @@ merge() {
     echo "programs.sh: no program ran unfused correctly: no plots" >&2
   fi
   local bad
-  bad=$(awk -F, 'NR > 1 && $5 != "ok" { printf "  %s %s: %s (%s)\n", $1, $3, $5, $28 }' "$csv")
+  # row K is job K: the number to rerun it with (--job=K, sbatch --array=K)
+  bad=$(awk -F, 'NR > 1 && $5 != "ok" { printf "  %d %s %s: %s (%s)\n", NR - 1, $1, $3, $5, $28 }' "$csv")
   echo "programs ($size): $(($(wc -l <"$csv") - 1)) rows in $csv; plots and tables in $out" >&2
-  [ -z "$bad" ] || { echo "rows whose status is not ok:" >&2; echo "$bad" >&2; }
+  [ -z "$bad" ] || { echo "rows whose status is not ok (job number, program, variant):" >&2; echo "$bad" >&2; }
 }
 
 case $mode in

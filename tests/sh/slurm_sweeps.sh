@@ -193,6 +193,7 @@ nfail=$(grep -c ',job-failed,' "$sout/bench.csv")
   [ "$(grep ',job-failed,' "$sout/bench.csv" | grep -vc "^\"$spec\",")" = 0 ] ||
   { bad "bench.csv after the failed task: $nfail job-failed rows, expected those of $spec alone"; grep job-failed "$sout/bench.csv"; }
 grep -q "^  2 bench .* $spec\$" "$tmp/merge-sweep.log" || { bad "sweep.sh --merge does not name the failed job:"; cat "$tmp/merge-sweep.log"; }
+grep -q "^  2 dotprod ilp-cg: job-failed" "$tmp/merge-programs.log" || { bad "programs.sh --merge does not name the failed job:"; cat "$tmp/merge-programs.log"; }
 
 # The rerun of that one task repairs it.
 rmdir "$pw/rows/dotprod.ilp-cg.csv" "$sw/rows/2.csv"
