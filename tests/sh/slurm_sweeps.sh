@@ -56,7 +56,8 @@ stop_cluster() {
   done
   pids=()
 }
-trap 'stop_cluster; rm -rf "$tmp"' EXIT
+# on a failure, the daemons' last words first (their logs go with $tmp)
+trap '[ "$fail" = 0 ] || tail -n 15 "$sd"/*.log 2>/dev/null; stop_cluster; rm -rf "$tmp"' EXIT
 trap 'exit 143' TERM INT HUP
 
 # skip_start WHY: the cluster did not come up: the daemons' last words, then a skip.
