@@ -11,7 +11,12 @@
 #   experiments/programs.sh --size=S --list            the job list, one job a line
 #   experiments/programs.sh --size=S --job=K [--build-only]   job K of that list
 #   experiments/programs.sh --size=S --merge [--out=DIR]  the rows so far -> CSV, plots
-#   experiments/programs.sh --size=S --slurm           writes a Slurm array script
+#   experiments/programs.sh --size=S --slurm [options]  writes a Slurm array script
+#
+# --list, --job, --merge and --slurm take the same --size, --runs, --bin, --programs and
+# --variants as a full run (and PROGRAMS_WORK): a job refuses (exit 2) when the list was
+# made with other options, and --slurm writes every one of them, and the environment
+# (experiments/array.bash), into the script, so that each task runs what the list says.
 #
 # A job is one program and one variant: none, greedy-down, greedy-up, ilp-glpk,
 # ilp-cbc, ilp-cg (the schedulers; nessie build --scheduler, --solver), baseline-c
@@ -35,6 +40,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
+source experiments/array.bash
 size=default jobs=2 out=results bin=bin runs="" mode=all jobno="" build_only=0
 only_progs="" only_variants=""
 for a in "$@"; do
@@ -51,7 +57,7 @@ for a in "$@"; do
     --slurm) mode=slurm ;;
     --job=*) mode=job jobno=${a#*=} ;;
     --build-only) build_only=1 ;;
-    -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,39p' "$0"; exit 0 ;;
     *) echo "programs.sh: unknown argument '$a' (--help)" >&2; exit 2 ;;
   esac
 done
@@ -71,8 +77,16 @@ esac
 [ -n "$runs" ] && r=$runs
 work=${PROGRAMS_WORK:-build/experiments/$size}
 case $work in /*) ;; *) work=$root/$work ;; esac
+case $bin in /*) ;; *) bin=$root/$bin ;; esac
 mkdir -p "$work/rows" "$work/logs" "$work/bins" "$work/src" "$work/ref"
 jobfile=$work/jobs.txt
+# The options a job runs with (every job of a run, every task of a Slurm array), and the
+# key of those that make the job list (array_check_key).
+task_opts=(--size="$size" --bin="$bin")
+[ -z "$runs" ] || task_opts+=(--runs="$runs")
+[ -z "$only_progs" ] || task_opts+=(--programs="$only_progs")
+[ -z "$only_variants" ] || task_opts+=(--variants="$only_variants")
+list_key="size=$size runs=${runs:-default} programs=${only_progs:-all} variants=${only_variants:-all}"
 # Wall-clock limit of one run (a hang is a row with status timeout, not a stuck sweep).
 run_limit=${PROGRAMS_RUN_LIMIT:-600}
 schedulers="none greedy-down greedy-up ilp-glpk ilp-cbc ilp-cg"
@@ -144,10 +158,11 @@ minimum() { grep . | sort -g | head -n 1; }
 
 run_job() {
   local line prog variant n runs
-  line=$(sed -n "${1}p" "$jobfile")
-  [ -n "$line" ] || { echo "programs.sh: no job $1 in $jobfile" >&2; exit 2; }
+  line=$(array_job_line programs.sh "$jobfile" "$list_key" "$1") || exit $?
   read -r prog variant n runs <<<"$line"
   local row=$work/rows/$prog.$variant.csv log=$work/logs/$prog.$variant.log
+  # a job that dies from here on leaves no row (merge: job-failed), never an earlier run's
+  rm -f "$row"
   local target=c
   case "$variant" in cuda-*|baseline-cuda) target=cuda ;; esac
   local status=ok static=",,,,,,,,,," code="" note="" threads=${OMP_NUM_THREADS:-$(nproc)}
@@ -179,7 +194,9 @@ run_job() {
       cmd=("$exe" "$n" 0) ;;
     *)
       w=$work/src/$prog.nesl
-      [ -f "$w" ] || printf 'load "%s/experiments/programs/%s" $\nbench(%s) $\n' "$root" "$prog" "$n" >"$w"
+      # the checkout's path as a NESL string: a backslash escapes the next character
+      local at=${root//\\/\\\\}
+      [ -f "$w" ] || printf 'load "%s/experiments/programs/%s" $\nbench(%s) $\n' "${at//\"/\\\"}" "$prog" "$n" >"$w"
       local flags tflag=""
       flags=$(fusion_flags "$variant")
       [ "$target" = cuda ] && tflag="--target=cuda"
@@ -276,61 +293,49 @@ merge() {
   local rho
   rho=$(sed -n 's/^rank correlation (Spearman) .*: //p' "$out/programs-summary.txt")
   if grep -q '^[^,]*,[^,]*,none,c,ok,' "$csv"; then
-    gnuplot -e "out='$out'" experiments/plots/programs-time.gp
-    gnuplot -e "out='$out'" experiments/plots/programs-bytes.gp
-    gnuplot -e "out='$out'; rho='$rho'" experiments/plots/programs-objective.gp
-    gnuplot -e "out='$out'" experiments/plots/programs-baselines.gp
+    local o
+    o=$(gnuplot_str "$out")
+    gnuplot -e "out=$o" experiments/plots/programs-time.gp
+    gnuplot -e "out=$o" experiments/plots/programs-bytes.gp
+    gnuplot -e "out=$o; rho='$rho'" experiments/plots/programs-objective.gp
+    gnuplot -e "out=$o" experiments/plots/programs-baselines.gp
   else
     echo "programs.sh: no program ran unfused correctly: no plots" >&2
   fi
   local bad
-  bad=$(awk -F, 'NR > 1 && $5 != "ok" { printf "  %s %s: %s (%s)\n", $1, $3, $5, $28 }' "$csv")
+  # row K is job K: the number to rerun it with (--job=K, sbatch --array=K)
+  bad=$(awk -F, 'NR > 1 && $5 != "ok" { printf "  %d %s %s: %s (%s)\n", NR - 1, $1, $3, $5, $28 }' "$csv")
   echo "programs ($size): $(($(wc -l <"$csv") - 1)) rows in $csv; plots and tables in $out" >&2
-  [ -z "$bad" ] || { echo "rows whose status is not ok:" >&2; echo "$bad" >&2; }
+  [ -z "$bad" ] || { echo "rows whose status is not ok (job number, program, variant):" >&2; echo "$bad" >&2; }
 }
 
 case $mode in
   list) list_jobs ;;
-  job) [ -f "$jobfile" ] || list_jobs >"$jobfile"; run_job "$jobno" ;;
-  merge) merge ;;
+  job)
+    [ -f "$jobfile" ] || list_jobs | array_write_list "$jobfile" "$list_key"
+    run_job "$jobno" ;;
+  merge)
+    array_check_key programs.sh "$jobfile" "$list_key"
+    merge ;;
   slurm)
-    list_jobs >"$jobfile"
-    n=$(wc -l <"$jobfile")
-    cat >"$work/programs.slurm" <<EOF
-#!/bin/bash
-# Generated by experiments/programs.sh --size=$size --slurm: one array task per line of
-# $jobfile (program, variant, n, runs). Submit from the repository root, on a shared
-# file system, after \`make\`:
-#   sbatch $work/programs.slurm
-# then, when every task has finished:
-#   bash experiments/programs.sh --size=$size --merge --out=results
-#SBATCH --job-name=nessie-programs
-#SBATCH --array=1-$n
-#SBATCH --cpus-per-task=${SLURM_CPUS:-2}
-#SBATCH --time=01:00:00
-#SBATCH --output=$work/logs/slurm-%A_%a.out
-cd "$root"
-bash experiments/programs.sh --size=$size --job=\$SLURM_ARRAY_TASK_ID
-EOF
-    echo "wrote $work/programs.slurm ($n array tasks) and $jobfile" >&2 ;;
+    [ -x "$bin/nessie" ] || { echo "programs.sh: no $bin/nessie (run make)" >&2; exit 1; }
+    PROGRAMS_WORK=$work array_slurm programs.sh nessie-programs 2 01:00:00 ;;
   all)
     [ -x "$bin/nessie" ] || { echo "programs.sh: no $bin/nessie (run make)" >&2; exit 1; }
     command -v gnuplot >/dev/null || { echo "programs.sh: gnuplot is not installed (make deps)" >&2; exit 1; }
     command -v python3 >/dev/null || { echo "programs.sh: python3 is needed (the output checks)" >&2; exit 1; }
-    list_jobs >"$jobfile"
+    list_jobs | array_write_list "$jobfile" "$list_key"
     rm -f "$work"/rows/*.csv
     n=$(wc -l <"$jobfile")
-    extra=()
-    [ "$bin" = bin ] || extra+=(--bin="$bin")
-    [ -z "$runs" ] || extra+=(--runs="$runs")
+    self=$root/experiments/programs.sh
     echo "programs ($size): $n jobs; building with $jobs at a time; load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
     start=$(date +%s)
-    seq 1 "$n" | xargs -P "$jobs" -I{} bash "$0" --size="$size" --job={} --build-only "${extra[@]}" ||
+    seq 1 "$n" | sed 's/^/--job=/' | PROGRAMS_WORK=$work xargs -P "$jobs" -n 1 bash "$self" "${task_opts[@]}" --build-only ||
       echo "programs.sh: a build job failed (its row says why)" >&2
     built=$(date +%s)
     echo "programs ($size): built in $((built - start)) s; timed runs one job at a time" >&2
     for k in $(seq 1 "$n"); do
-      bash "$0" --size="$size" --job="$k" "${extra[@]}" || echo "programs.sh: job $k ($(sed -n "${k}p" "$jobfile")) failed" >&2
+      PROGRAMS_WORK=$work bash "$self" "${task_opts[@]}" --job="$k" || echo "programs.sh: job $k ($(sed -n "${k}p" "$jobfile")) failed" >&2
     done
     echo "programs ($size): ran in $(($(date +%s) - built)) s; load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
     merge ;;

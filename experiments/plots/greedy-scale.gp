@@ -23,8 +23,10 @@ set format y "%g"
 set xtics (50, 100, 300, 1000, 3000, 10000, 30000)
 set title "Greedy fusion time against region size (synthetic regions, one per size and family)"
 # one series: its rows alone, so that linespoints joins them (an undefined value
-# between two rows would break the line)
-rows(fam, strat) = sprintf("< awk -F, '$1 == \"%s\" && $3 == \"%s\"' '%s'", fam, strat, data)
+# between two rows would break the line); shq quotes the file for the shell, whatever
+# characters the output folder's path holds
+shq(s) = strstrt(s, "'") ? s[1:strstrt(s, "'") - 1]."'\\''".shq(s[strstrt(s, "'") + 1:]) : s
+rows(fam, strat) = sprintf("< awk -F, '$1 == \"%s\" && $3 == \"%s\"' '%s'", fam, strat, shq(data))
 # reference lines from twice the fastest time at the smallest size
 t0 = ymin * 2
 lin(x) = t0 * (x / xmin)

@@ -13,7 +13,9 @@ set grid lc rgb "#dddddd"
 set xlabel "cost model objective (sum over the program's regions)"
 set ylabel "median seconds (C back end)"
 set title "Objective against measured time, all program x scheduler points (Spearman rho = ".rho.")"
-progs = system("awk -F, 'NR > 1 && !s[$1]++ { printf \"%s \", $1 }' ".data)
+# shq quotes the file for the shell, whatever characters the output folder's path holds
+shq(s) = strstrt(s, "'") ? s[1:strstrt(s, "'") - 1]."'\\''".shq(s[strstrt(s, "'") + 1:]) : s
+progs = system("awk -F, 'NR > 1 && !s[$1]++ { printf \"%s \", $1 }' '".shq(data)."'")
 set terminal svg size 900,520 dynamic noenhanced font "sans,11"
 set output out."/programs-objective.svg"
 plot for [i = 1:words(progs)] data using (strcol(1) eq word(progs, i) ? $3 : 1/0):4 \

@@ -58,7 +58,7 @@ if grep -q 'warning: proven optima disagree\|beats the proven optimum' "$tmp/log
 # greedy-scale.csv: greedy-down and greedy-up at each tiny scale size (50, 100) and
 # generator family, with the kernels and objective that bench.csv's greedy rows would
 # give (checked against nessie-bench run here on the same spec).
-head -n 1 "$tmp/greedy-scale.csv" | grep -qx 'family,kernels,strategy,solve_seconds,kernels_after,objective' \
+head -n 1 "$tmp/greedy-scale.csv" | grep -qx 'family,kernels,strategy,solve_seconds,kernels_after,objective,status' \
   || { echo "greedy-scale.csv header changed"; exit 1; }
 got=$(awk -F, 'NR > 1 { print $1 "," $2 "," $3 "," $5 "," $6 }' "$tmp/greedy-scale.csv" | sort)
 want=$(for fam in random chain siblings diamond trap; do for k in 50 100; do
