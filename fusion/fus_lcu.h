@@ -103,4 +103,10 @@ void fus_lcu_fuse_kernel(LcuProgram *p, FusNames *names, LcuKernel *k);
 /* Removes kernels no `run` refers to (left behind by splitting and fusion). */
 void fus_lcu_drop_unused_kernels(LcuProgram *p);
 
+/* ------------------------------------------------------------ fus_cse.c */
+
+/* Computes each value of a fused thunk once: floats lets, splits tuple lets,
+ * propagates copies, and reuses an enclosing let of the same expression. */
+void fus_lcu_share_thunk(LcuProgram *p, FusNames *names, LcuThunk *t);
+
 #endif

@@ -985,6 +985,11 @@ void fus_lcu_fuse_kernel(LcuProgram *p, FusNames *names, LcuKernel *k) {
     horizontal(p, names, &ht, &v);
   }
   dead_code(p, names, k, &v);
+  for (int i = 0; i < v.n; i++)
+    for (int t = 0; t < v.v[i].nthunks; t++) {
+      fus_lcu_share_thunk(p, names, v.v[i].thunks[t]);
+      recapture(p, v.v[i].thunks[t]);
+    }
   k->soacs = NZ_NEWN(p->arena, LcuSoac, v.n ? v.n : 1);
   memcpy(k->soacs, v.v, sizeof(LcuSoac) * (size_t)v.n);
   k->nsoacs = k->capsoacs = v.n;
