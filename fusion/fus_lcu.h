@@ -39,6 +39,8 @@ int fus_free_vars_before(const LcuExpr *e, const LcuExpr *stop, const char ***ou
 int fus_uses_length(const LcuExpr *e, const char *x);
 /* Does name occur free in e? */
 int fus_occurs(const LcuExpr *e, const char *name);
+/* Recomputes a thunk's `using` list from its body's free variables. */
+void fus_recapture(LcuProgram *p, LcuThunk *t);
 
 /* ----------------------------------------------------------- fus_prep.c */
 /* Normalises every CPU function for fusion, in place, and re-checks:

@@ -65,20 +65,6 @@ static int binder_index(const LcuSoac *s, const char *x) {
   return -1;
 }
 
-/* Recomputes a thunk's `using` list from its body's free variables. */
-static void recapture(LcuProgram *p, LcuThunk *t) {
-  const char **fv;
-  int n = fus_free_vars(t->body, &fv), m = 0;
-  t->usings = lcu_binders(p, n);
-  for (int i = 0; i < n; i++) {
-    int is_param = 0;
-    for (int q = 0; q < t->nparams; q++) is_param |= t->params[q].name == fv[i];
-    if (!is_param) t->usings[m++] = lcu_binder(fv[i], NULL, t->loc);
-  }
-  t->nusing = m;
-  free(fv);
-}
-
 /* A size as an expression inside a thunk. */
 static LcuExpr *size_expr(LcuProgram *p, const LcuSize *z, NzLoc loc) {
   switch (z->kind) {
@@ -214,7 +200,7 @@ static void rule_map(LcuProgram *p, FusNames *names, const LcuSoac *P, LcuSoac *
       free(s.bound);
     }
     th->body = body;
-    recapture(p, th);
+    fus_recapture(p, th);
   }
   if (C->size.kind == LZ_LEN && binder_index(P, C->size.name) >= 0) C->size = P->size;
   if (C->outlen.kind == LZ_LEN && binder_index(P, C->outlen.name) >= 0) C->outlen = P->size;
@@ -256,7 +242,7 @@ static void rule_filter_reduce(LcuProgram *p, FusNames *names, const LcuSoac *P,
   th->body = filtered(p, names, P, j, a, ok, sel, loc);
   th->params = lcu_binders(p, 1);
   th->params[0] = lcu_binder(j, NULL, loc);
-  recapture(p, th);
+  fus_recapture(p, th);
   C->size = P->size;
 }
 
@@ -283,7 +269,7 @@ static void rule_filter_filter(LcuProgram *p, FusNames *names, const LcuSoac *P,
   tv->nparams = 1;
   tv->params = lcu_binders(p, 1);
   tv->params[0] = lcu_binder(j, NULL, loc);
-  recapture(p, tv);
+  fus_recapture(p, tv);
   /* predicate: (b..., okp) => okp && C's predicate on b... */
   LcuBinder *b = fresh_binders(p, names, m + 1, "b", loc);
   const char **bn = nz_xcalloc((size_t)m, sizeof(char *));
@@ -293,7 +279,7 @@ static void rule_filter_filter(LcuProgram *p, FusNames *names, const LcuSoac *P,
   tp->body = lcu_prim2(p, LP_ANDALSO, lcu_var(p, b[m].name, loc), cp, loc);
   tp->nparams = m + 1;
   tp->params = b;
-  recapture(p, tp);
+  fus_recapture(p, tp);
   /* one more output: the flags, all true, never read */
   LcuBinder *nb = lcu_binders(p, C->nbinds + 1);
   memcpy(nb, C->binds, sizeof(LcuBinder) * (size_t)C->nbinds);
@@ -314,7 +300,7 @@ static void rule_permute_reduce(LcuProgram *p, FusNames *names, const LcuSoac *P
   th->body = lcu_let(p, n, a, body_at(p, names, P->thunks[0], 1, &j), val, loc);
   th->params = lcu_binders(p, 1);
   th->params[0] = lcu_binder(j, NULL, loc);
-  recapture(p, th);
+  fus_recapture(p, th);
   C->size = P->size;
 }
 
@@ -328,7 +314,7 @@ static void rule_once_once(LcuProgram *p, FusNames *names, const LcuSoac *P, Lcu
   LcuExpr *body = fus_copy_fresh(p, names, th->body, &ren);
   fus_ren_free(&ren);
   th->body = lcu_let(p, n, s, body_at(p, names, P->thunks[0], 0, NULL), body, th->loc);
-  recapture(p, th);
+  fus_recapture(p, th);
 }
 
 static int has_id(const LcuSoac *s) {
@@ -988,7 +974,7 @@ void fus_lcu_fuse_kernel(LcuProgram *p, FusNames *names, LcuKernel *k) {
   for (int i = 0; i < v.n; i++)
     for (int t = 0; t < v.v[i].nthunks; t++) {
       fus_lcu_share_thunk(p, names, v.v[i].thunks[t]);
-      recapture(p, v.v[i].thunks[t]);
+      fus_recapture(p, v.v[i].thunks[t]);
     }
   k->soacs = NZ_NEWN(p->arena, LcuSoac, v.n ? v.n : 1);
   memcpy(k->soacs, v.v, sizeof(LcuSoac) * (size_t)v.n);
@@ -1010,7 +996,7 @@ static LcuThunk *copy_thunk(LcuProgram *p, FusNames *names, const LcuThunk *t, c
   LcuExpr *body = fus_copy_fresh(p, names, t->body, &ren);
   fus_ren_free(&ren);
   LcuThunk *c = lcu_thunk_new(p, t->nparams, params, body, 0, NULL, t->loc);
-  recapture(p, c);
+  fus_recapture(p, c);
   return c;
 }
 
