@@ -379,6 +379,22 @@ static int mergeable_kind(LcuSoacKind k) {
   return k == LS_MAP || k == LS_REDUCE || k == LS_SCAN || k == LS_ONCE || k == LS_SEGREDUCE || k == LS_SEGSCAN;
 }
 
+/* May MAP M join sibling R, a REDUCE or SCAN, as components with the `id`
+ * operator (which yield the whole array, as the MAP does)? Then one pass
+ * computes both: a deferred check's reduction and the MAP that computes its
+ * operand no longer write and read the operand's array. */
+static int map_joins(const LcuSoac *M, const LcuSoac *R) {
+  return M->kind == LS_MAP && (R->kind == LS_REDUCE || R->kind == LS_SCAN);
+}
+
+/* MAP M becomes a SOAC of kind k whose components all have the `id` operator. */
+static void as_id_components(LcuProgram *p, LcuSoac *M, LcuSoacKind k) {
+  M->kind = k;
+  M->nrops = M->nbinds;
+  M->rops = NZ_NEWN(p->arena, LcuRop, M->nbinds);
+  for (int b = 0; b < M->nbinds; b++) M->rops[b] = LR_ID;
+}
+
 /* A copy of the spine of e (the let nodes of its body chain; right-hand
  * sides are shared) with its tail replaced by `tail`. */
 static LcuExpr *respine(LcuProgram *p, const LcuExpr *e, LcuExpr *tail) {
@@ -910,7 +926,7 @@ static void horizontal(LcuProgram *p, FusNames *names, HTails *ht, SoacVec *v) {
       for (int b = a + 1; b < n && !again; b++) {
         if (dead[b]) continue;
         LcuSoac *A = &v->v[a], *B = &v->v[b];
-        if (A->kind != B->kind || !mergeable_kind(A->kind)) continue;
+        if (!(A->kind == B->kind && mergeable_kind(A->kind)) && !map_joins(A, B) && !map_joins(B, A)) continue;
         if (A->kind != LS_ONCE && !size_equal(&A->size, &B->size)) continue;
         if (da[b >> 6] >> (b & 63) & 1) continue;
         int moves = 0; /* B reads a SOAC placed after A: the merged one moves */
@@ -918,6 +934,8 @@ static void horizontal(LcuProgram *p, FusNames *names, HTails *ht, SoacVec *v) {
         memset(db, 0, sizeof(uint64_t) * (size_t)W);
         descendants(cons, b, db, stack);
         for (int w = 0; w < W; w++) da[w] |= db[w];
+        if (map_joins(A, B)) as_id_components(p, A, B->kind);
+        if (map_joins(B, A)) as_id_components(p, B, A->kind);
         merge_horizontal(p, names, ht, A, B);
         dead[b] = 1;
         for (int i = 0; i < prod[b].n; i++) {
