@@ -244,6 +244,7 @@ static void rule_filter_reduce(LcuProgram *p, FusNames *names, const LcuSoac *P,
   th->params[0] = lcu_binder(j, NULL, loc);
   fus_recapture(p, th);
   C->size = P->size;
+  C->space = P->space;
 }
 
 /* FILTER P into FILTER C over #A. */
@@ -287,6 +288,7 @@ static void rule_filter_filter(LcuProgram *p, FusNames *names, const LcuSoac *P,
   C->binds = nb;
   C->nbinds++;
   C->size = P->size;
+  C->space = P->space;
 }
 
 /* PERMUTE P into REDUCE C over #A. */
@@ -302,6 +304,7 @@ static void rule_permute_reduce(LcuProgram *p, FusNames *names, const LcuSoac *P
   th->params[0] = lcu_binder(j, NULL, loc);
   fus_recapture(p, th);
   C->size = P->size;
+  C->space = P->space;
 }
 
 /* ONCE P into ONCE C: C computes P's values first. */
@@ -384,11 +387,17 @@ static int mergeable_kind(LcuSoacKind k) {
  * computes both: a deferred check's reduction and the MAP that computes its
  * operand no longer write and read the operand's array. */
 static int map_joins(const LcuSoac *M, const LcuSoac *R) {
-  return M->kind == LS_MAP && (R->kind == LS_REDUCE || R->kind == LS_SCAN);
+  if (M->kind != LS_MAP) return 0;
+  if (R->kind == LS_REDUCE || R->kind == LS_SCAN) return size_equal(&M->size, &R->size);
+  /* a segmented SOAC iterates over its flat elements, which the region
+   * graph equated with the MAP's space (sizes alone cannot say it) */
+  return (R->kind == LS_SEGREDUCE || R->kind == LS_SEGSCAN) && M->space && M->space == R->space;
 }
 
-/* MAP M becomes a SOAC of kind k whose components all have the `id` operator. */
-static void as_id_components(LcuProgram *p, LcuSoac *M, LcuSoacKind k) {
+/* MAP M becomes a SOAC like R whose components all have the `id` operator. */
+static void as_id_components(LcuProgram *p, LcuSoac *M, const LcuSoac *R) {
+  LcuSoacKind k = R->kind;
+  if (k == LS_SEGREDUCE || k == LS_SEGSCAN) M->size = R->size;
   M->kind = k;
   M->nrops = M->nbinds;
   M->rops = NZ_NEWN(p->arena, LcuRop, M->nbinds);
@@ -926,16 +935,17 @@ static void horizontal(LcuProgram *p, FusNames *names, HTails *ht, SoacVec *v) {
       for (int b = a + 1; b < n && !again; b++) {
         if (dead[b]) continue;
         LcuSoac *A = &v->v[a], *B = &v->v[b];
-        if (!(A->kind == B->kind && mergeable_kind(A->kind)) && !map_joins(A, B) && !map_joins(B, A)) continue;
-        if (A->kind != LS_ONCE && !size_equal(&A->size, &B->size)) continue;
+        int joins = map_joins(A, B) || map_joins(B, A);
+        if (!(A->kind == B->kind && mergeable_kind(A->kind)) && !joins) continue;
+        if (A->kind != LS_ONCE && !joins && !size_equal(&A->size, &B->size)) continue;
         if (da[b >> 6] >> (b & 63) & 1) continue;
         int moves = 0; /* B reads a SOAC placed after A: the merged one moves */
         for (int i = 0; i < prod[b].n; i++) moves |= prod[b].v[i] > a;
         memset(db, 0, sizeof(uint64_t) * (size_t)W);
         descendants(cons, b, db, stack);
         for (int w = 0; w < W; w++) da[w] |= db[w];
-        if (map_joins(A, B)) as_id_components(p, A, B->kind);
-        if (map_joins(B, A)) as_id_components(p, B, A->kind);
+        if (map_joins(A, B)) as_id_components(p, A, B);
+        else if (map_joins(B, A)) as_id_components(p, B, A);
         merge_horizontal(p, names, ht, A, B);
         dead[b] = 1;
         for (int i = 0; i < prod[b].n; i++) {
@@ -1138,6 +1148,7 @@ int fus_lcu_rewrite(LcuProgram *p, FusNames *names, FusLcuRegion *r, const int *
       ns->size = map_size(s->size, &map);
       ns->outlen = map_size(s->outlen, &map);
       int sid = g->inv[cc->member[m]].size;
+      ns->space = sid >= 0 && sid < g->nsize ? sid + 1 : 0;
       if (sid >= 0 && sid < g->nsize && s->kind != LS_ONCE && s->kind != LS_SEGREDUCE && s->kind != LS_SEGSCAN) {
         if (rep[sid].kind == LZ_NONE)
           rep[sid] = ns->size;
