@@ -24,7 +24,10 @@
  *   Horizontal: MAPs, REDUCEs, SCANs, ONCEs, SEGREDUCEs, SEGSCANs over the same
  *     size with no dependence between them become one SOAC returning both
  *     tuples (reduction operators concatenated). FILTER, PARTITION and PERMUTE
- *     siblings stay two SOACs in one kernel (one launch, two outputs).
+ *     siblings stay two SOACs in one kernel (one launch, two outputs). A MAP
+ *     beside a REDUCE, SCAN or SEG* over the same (flat) elements joins it as
+ *     components with the `id` operator, which yield the whole array.
+ *   Last, each thunk of a fused kernel computes each value once (fus_cse.c).
  * The region's dataflow graph decides which pairs may share a cluster (see
  * fusion/compat.c and the `iter` flags set in fus_region.c); the preconditions
  * checked here mirror those, so a legal partition always rewrites. */
