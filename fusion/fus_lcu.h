@@ -39,6 +39,8 @@ int fus_free_vars_before(const LcuExpr *e, const LcuExpr *stop, const char ***ou
 int fus_uses_length(const LcuExpr *e, const char *x);
 /* Does name occur free in e? */
 int fus_occurs(const LcuExpr *e, const char *name);
+/* Recomputes a thunk's `using` list from its body's free variables. */
+void fus_recapture(LcuProgram *p, LcuThunk *t);
 
 /* ----------------------------------------------------------- fus_prep.c */
 /* Normalises every CPU function for fusion, in place, and re-checks:
@@ -102,5 +104,11 @@ int fus_lcu_rewrite(LcuProgram *p, FusNames *names, FusLcuRegion *r, const int *
 void fus_lcu_fuse_kernel(LcuProgram *p, FusNames *names, LcuKernel *k);
 /* Removes kernels no `run` refers to (left behind by splitting and fusion). */
 void fus_lcu_drop_unused_kernels(LcuProgram *p);
+
+/* ------------------------------------------------------------ fus_cse.c */
+
+/* Computes each value of a fused thunk once: floats lets, splits tuple lets,
+ * propagates copies, and reuses an enclosing let of the same expression. */
+void fus_lcu_share_thunk(LcuProgram *p, FusNames *names, LcuThunk *t);
 
 #endif

@@ -218,3 +218,17 @@ int fus_uses_length(const LcuExpr *e, const char *x) {
     if (fus_uses_length(e->args[i], x)) return 1;
   return 0;
 }
+
+/* Recomputes a thunk's `using` list from its body's free variables. */
+void fus_recapture(LcuProgram *p, LcuThunk *t) {
+  const char **fv;
+  int n = fus_free_vars(t->body, &fv), m = 0;
+  t->usings = lcu_binders(p, n);
+  for (int i = 0; i < n; i++) {
+    int is_param = 0;
+    for (int q = 0; q < t->nparams; q++) is_param |= t->params[q].name == fv[i];
+    if (!is_param) t->usings[m++] = lcu_binder(fv[i], NULL, t->loc);
+  }
+  t->nusing = m;
+  free(fv);
+}

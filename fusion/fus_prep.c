@@ -193,15 +193,20 @@ static Fission *fission(Prep *pp, LcuKernel *k) {
   f->piece = nz_xcalloc((size_t)f->n, sizeof(LcuKernel *));
   for (int j = 0; j < k->nsoacs; j++) {
     const LcuSoac *s = &k->soacs[j];
-    NameVec refs = {0};
-    soac_refs(s, &refs);
     LcuKernel *pk = lcu_kernel_add(p, fus_fresh(pp->names, k->name), k->loc);
+    LcuSoac *ns = lcu_kernel_add_soac(p, pk, s->kind, s->loc);
+    *ns = *s;
+    /* a piece captures, and takes, only what its thunks read: a name listed
+     * in `using` but never read would make its producer's array look needed */
+    for (int t = 0; t < s->nthunks; t++) {
+      ns->thunks[t] = lcu_thunk_copy(p, s->thunks[t]);
+      fus_recapture(p, ns->thunks[t]);
+    }
+    NameVec refs = {0};
+    soac_refs(ns, &refs);
     pk->nparams = refs.n;
     pk->params = lcu_binders(p, refs.n);
     for (int i = 0; i < refs.n; i++) pk->params[i] = lcu_binder(refs.v[i], kernel_name_type(k, refs.v[i]), k->loc);
-    LcuSoac *ns = lcu_kernel_add_soac(p, pk, s->kind, s->loc);
-    *ns = *s;
-    for (int t = 0; t < s->nthunks; t++) ns->thunks[t] = lcu_thunk_copy(p, s->thunks[t]);
     ns->binds = lcu_binders(p, s->nbinds);
     memcpy(ns->binds, s->binds, sizeof(LcuBinder) * (size_t)s->nbinds);
     pk->nrets = s->nbinds;
@@ -222,6 +227,28 @@ static Fission *fission(Prep *pp, LcuKernel *k) {
 typedef struct {
   NZ_VEC(Fission *) done;
 } FissionMemo;
+
+/* Does single-SOAC kernel k take a parameter that neither its thunks read
+ * (flattening's deferred checks capture their MAP's inputs) nor its sizes or
+ * results name? Splitting it drops the parameter, and with it a use that
+ * kept its producer's array materialised after fusion (n-body: 18 MB). */
+static int takes_unread(const LcuKernel *k) {
+  const LcuSoac *s = &k->soacs[0];
+  NzScopeIndex read = {0};
+  for (int t = 0; t < s->nthunks; t++) {
+    const char **fv;
+    int n = fus_free_vars(s->thunks[t]->body, &fv);
+    for (int i = 0; i < n; i++) nz_scope_push(&read, fv[i]);
+    free(fv);
+  }
+  if (s->size.name) nz_scope_push(&read, s->size.name);
+  if (s->outlen.name) nz_scope_push(&read, s->outlen.name);
+  for (int r = 0; r < k->nrets; r++) nz_scope_push(&read, k->rets[r].name);
+  int unread = 0;
+  for (int i = 0; i < k->nparams && !unread; i++) unread = nz_scope_find(&read, k->params[i].name, read.n) < 0;
+  nz_scope_free(&read);
+  return unread;
+}
 
 static Fission *fission_of(Prep *pp, FissionMemo *m, LcuKernel *k) {
   for (int i = 0; i < m->done.n; i++)
@@ -294,7 +321,7 @@ static void split_stmt(Prep *pp, FissionMemo *m, LcuExpr **slot) {
     }
     LcuExpr *rhs = e->args[0];
     const LcuKernel *k = rhs->kind == LE_RUN ? rhs->target : NULL;
-    if (k && k->nsoacs != 1 && k->nrets == e->nbinds) {
+    if (k && (k->nsoacs != 1 || takes_unread(k)) && k->nrets == e->nbinds) {
       int all_vars = 1;
       for (int i = 0; i < rhs->nargs; i++) all_vars &= rhs->args[i]->kind == LE_VAR;
       if (all_vars) {

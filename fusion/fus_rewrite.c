@@ -24,7 +24,10 @@
  *   Horizontal: MAPs, REDUCEs, SCANs, ONCEs, SEGREDUCEs, SEGSCANs over the same
  *     size with no dependence between them become one SOAC returning both
  *     tuples (reduction operators concatenated). FILTER, PARTITION and PERMUTE
- *     siblings stay two SOACs in one kernel (one launch, two outputs).
+ *     siblings stay two SOACs in one kernel (one launch, two outputs). A MAP
+ *     beside a REDUCE, SCAN or SEG* over the same (flat) elements joins it as
+ *     components with the `id` operator, which yield the whole array.
+ *   Last, each thunk of a fused kernel computes each value once (fus_cse.c).
  * The region's dataflow graph decides which pairs may share a cluster (see
  * fusion/compat.c and the `iter` flags set in fus_region.c); the preconditions
  * checked here mirror those, so a legal partition always rewrites. */
@@ -63,20 +66,6 @@ static int binder_index(const LcuSoac *s, const char *x) {
   for (int b = 0; b < s->nbinds; b++)
     if (s->binds[b].name == x) return b;
   return -1;
-}
-
-/* Recomputes a thunk's `using` list from its body's free variables. */
-static void recapture(LcuProgram *p, LcuThunk *t) {
-  const char **fv;
-  int n = fus_free_vars(t->body, &fv), m = 0;
-  t->usings = lcu_binders(p, n);
-  for (int i = 0; i < n; i++) {
-    int is_param = 0;
-    for (int q = 0; q < t->nparams; q++) is_param |= t->params[q].name == fv[i];
-    if (!is_param) t->usings[m++] = lcu_binder(fv[i], NULL, t->loc);
-  }
-  t->nusing = m;
-  free(fv);
 }
 
 /* A size as an expression inside a thunk. */
@@ -214,7 +203,7 @@ static void rule_map(LcuProgram *p, FusNames *names, const LcuSoac *P, LcuSoac *
       free(s.bound);
     }
     th->body = body;
-    recapture(p, th);
+    fus_recapture(p, th);
   }
   if (C->size.kind == LZ_LEN && binder_index(P, C->size.name) >= 0) C->size = P->size;
   if (C->outlen.kind == LZ_LEN && binder_index(P, C->outlen.name) >= 0) C->outlen = P->size;
@@ -256,8 +245,9 @@ static void rule_filter_reduce(LcuProgram *p, FusNames *names, const LcuSoac *P,
   th->body = filtered(p, names, P, j, a, ok, sel, loc);
   th->params = lcu_binders(p, 1);
   th->params[0] = lcu_binder(j, NULL, loc);
-  recapture(p, th);
+  fus_recapture(p, th);
   C->size = P->size;
+  C->space = P->space;
 }
 
 /* FILTER P into FILTER C over #A. */
@@ -283,7 +273,7 @@ static void rule_filter_filter(LcuProgram *p, FusNames *names, const LcuSoac *P,
   tv->nparams = 1;
   tv->params = lcu_binders(p, 1);
   tv->params[0] = lcu_binder(j, NULL, loc);
-  recapture(p, tv);
+  fus_recapture(p, tv);
   /* predicate: (b..., okp) => okp && C's predicate on b... */
   LcuBinder *b = fresh_binders(p, names, m + 1, "b", loc);
   const char **bn = nz_xcalloc((size_t)m, sizeof(char *));
@@ -293,7 +283,7 @@ static void rule_filter_filter(LcuProgram *p, FusNames *names, const LcuSoac *P,
   tp->body = lcu_prim2(p, LP_ANDALSO, lcu_var(p, b[m].name, loc), cp, loc);
   tp->nparams = m + 1;
   tp->params = b;
-  recapture(p, tp);
+  fus_recapture(p, tp);
   /* one more output: the flags, all true, never read */
   LcuBinder *nb = lcu_binders(p, C->nbinds + 1);
   memcpy(nb, C->binds, sizeof(LcuBinder) * (size_t)C->nbinds);
@@ -301,6 +291,7 @@ static void rule_filter_filter(LcuProgram *p, FusNames *names, const LcuSoac *P,
   C->binds = nb;
   C->nbinds++;
   C->size = P->size;
+  C->space = P->space;
 }
 
 /* PERMUTE P into REDUCE C over #A. */
@@ -314,8 +305,9 @@ static void rule_permute_reduce(LcuProgram *p, FusNames *names, const LcuSoac *P
   th->body = lcu_let(p, n, a, body_at(p, names, P->thunks[0], 1, &j), val, loc);
   th->params = lcu_binders(p, 1);
   th->params[0] = lcu_binder(j, NULL, loc);
-  recapture(p, th);
+  fus_recapture(p, th);
   C->size = P->size;
+  C->space = P->space;
 }
 
 /* ONCE P into ONCE C: C computes P's values first. */
@@ -328,7 +320,7 @@ static void rule_once_once(LcuProgram *p, FusNames *names, const LcuSoac *P, Lcu
   LcuExpr *body = fus_copy_fresh(p, names, th->body, &ren);
   fus_ren_free(&ren);
   th->body = lcu_let(p, n, s, body_at(p, names, P->thunks[0], 0, NULL), body, th->loc);
-  recapture(p, th);
+  fus_recapture(p, th);
 }
 
 static int has_id(const LcuSoac *s) {
@@ -391,6 +383,28 @@ static int try_vertical(LcuProgram *p, FusNames *names, LcuSoac *P, LcuSoac *C, 
 
 static int mergeable_kind(LcuSoacKind k) {
   return k == LS_MAP || k == LS_REDUCE || k == LS_SCAN || k == LS_ONCE || k == LS_SEGREDUCE || k == LS_SEGSCAN;
+}
+
+/* May MAP M join sibling R, a REDUCE or SCAN, as components with the `id`
+ * operator (which yield the whole array, as the MAP does)? Then one pass
+ * computes both: a deferred check's reduction and the MAP that computes its
+ * operand no longer write and read the operand's array. */
+static int map_joins(const LcuSoac *M, const LcuSoac *R) {
+  if (M->kind != LS_MAP) return 0;
+  if (R->kind == LS_REDUCE || R->kind == LS_SCAN) return size_equal(&M->size, &R->size);
+  /* a segmented SOAC iterates over its flat elements, which the region
+   * graph equated with the MAP's space (sizes alone cannot say it) */
+  return (R->kind == LS_SEGREDUCE || R->kind == LS_SEGSCAN) && M->space && M->space == R->space;
+}
+
+/* MAP M becomes a SOAC like R whose components all have the `id` operator. */
+static void as_id_components(LcuProgram *p, LcuSoac *M, const LcuSoac *R) {
+  LcuSoacKind k = R->kind;
+  if (k == LS_SEGREDUCE || k == LS_SEGSCAN) M->size = R->size;
+  M->kind = k;
+  M->nrops = M->nbinds;
+  M->rops = NZ_NEWN(p->arena, LcuRop, M->nbinds);
+  for (int b = 0; b < M->nbinds; b++) M->rops[b] = LR_ID;
 }
 
 /* A copy of the spine of e (the let nodes of its body chain; right-hand
@@ -924,14 +938,17 @@ static void horizontal(LcuProgram *p, FusNames *names, HTails *ht, SoacVec *v) {
       for (int b = a + 1; b < n && !again; b++) {
         if (dead[b]) continue;
         LcuSoac *A = &v->v[a], *B = &v->v[b];
-        if (A->kind != B->kind || !mergeable_kind(A->kind)) continue;
-        if (A->kind != LS_ONCE && !size_equal(&A->size, &B->size)) continue;
+        int joins = map_joins(A, B) || map_joins(B, A);
+        if (!(A->kind == B->kind && mergeable_kind(A->kind)) && !joins) continue;
+        if (A->kind != LS_ONCE && !joins && !size_equal(&A->size, &B->size)) continue;
         if (da[b >> 6] >> (b & 63) & 1) continue;
         int moves = 0; /* B reads a SOAC placed after A: the merged one moves */
         for (int i = 0; i < prod[b].n; i++) moves |= prod[b].v[i] > a;
         memset(db, 0, sizeof(uint64_t) * (size_t)W);
         descendants(cons, b, db, stack);
         for (int w = 0; w < W; w++) da[w] |= db[w];
+        if (map_joins(A, B)) as_id_components(p, A, B);
+        else if (map_joins(B, A)) as_id_components(p, B, A);
         merge_horizontal(p, names, ht, A, B);
         dead[b] = 1;
         for (int i = 0; i < prod[b].n; i++) {
@@ -985,6 +1002,11 @@ void fus_lcu_fuse_kernel(LcuProgram *p, FusNames *names, LcuKernel *k) {
     horizontal(p, names, &ht, &v);
   }
   dead_code(p, names, k, &v);
+  for (int i = 0; i < v.n; i++)
+    for (int t = 0; t < v.v[i].nthunks; t++) {
+      fus_lcu_share_thunk(p, names, v.v[i].thunks[t]);
+      fus_recapture(p, v.v[i].thunks[t]);
+    }
   k->soacs = NZ_NEWN(p->arena, LcuSoac, v.n ? v.n : 1);
   memcpy(k->soacs, v.v, sizeof(LcuSoac) * (size_t)v.n);
   k->nsoacs = k->capsoacs = v.n;
@@ -1005,7 +1027,7 @@ static LcuThunk *copy_thunk(LcuProgram *p, FusNames *names, const LcuThunk *t, c
   LcuExpr *body = fus_copy_fresh(p, names, t->body, &ren);
   fus_ren_free(&ren);
   LcuThunk *c = lcu_thunk_new(p, t->nparams, params, body, 0, NULL, t->loc);
-  recapture(p, c);
+  fus_recapture(p, c);
   return c;
 }
 
@@ -1129,6 +1151,7 @@ int fus_lcu_rewrite(LcuProgram *p, FusNames *names, FusLcuRegion *r, const int *
       ns->size = map_size(s->size, &map);
       ns->outlen = map_size(s->outlen, &map);
       int sid = g->inv[cc->member[m]].size;
+      ns->space = sid >= 0 && sid < g->nsize ? sid + 1 : 0;
       if (sid >= 0 && sid < g->nsize && s->kind != LS_ONCE && s->kind != LS_SEGREDUCE && s->kind != LS_SEGSCAN) {
         if (rep[sid].kind == LZ_NONE)
           rep[sid] = ns->size;

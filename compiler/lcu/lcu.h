@@ -186,6 +186,8 @@ typedef struct {
   LcuRop *rops;
   LcuSize size;   /* iteration space; LZ_NONE for ONCE */
   LcuSize outlen; /* PERMUTE only; LZ_NONE means same as size */
+  int space;      /* fusion's bookkeeping: its region graph's iteration space + 1, flat
+                  * elements for SEG* (0: unknown); equal nonzero values, equal spaces */
 } LcuSoac;
 
 /* ---------------------------------------------------- kernels, functions */
