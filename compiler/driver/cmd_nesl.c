@@ -610,7 +610,10 @@ static int process_source(Job *j, NzSource *src) {
       load_path(&path, src->name, d->name);
       ok = process_file(j, path.s, d->loc);
       nz_buf_free(&path);
-      if (!ok && j->keep_going && !j->rc) ok = 1, j->failed = true;
+      if (!ok && j->keep_going && !j->rc) {
+        forget_form(j, j->env->globals.n); /* what it loaded stays */
+        ok = 1;
+      }
       continue;
     }
     if (d->k == D_IGNORED) {
