@@ -87,6 +87,18 @@ void nz_scope_free(NzScopeIndex *x);
  * mains: the passes recurse along let chains) and returns its result ---- */
 #define NZ_BIG_STACK ((size_t)1 << 30)
 int nz_main_on_big_stack(int (*fn)(int, char **), int argc, char **argv);
+/* The recursion rule of running programs, the same on every path: at most
+ * nz_max_depth() nested function calls (NESSIE_MAX_DEPTH, default 10^6; a bad value
+ * exits 2), past which a program stops with NZ_DEEP_MSG (one %lld: the limit); a stack
+ * that runs out first is NZ_STACK_MSG. nz_run_on_stack runs fn(arg, room) on a thread
+ * with the largest stack of 4 GB, 1 GB, 256 MB, 64 MB it can have (room: the bytes fn
+ * may use) and returns room. */
+#define NZ_MAX_DEPTH_DEFAULT 1000000
+#define NZ_MAX_DEPTH_MAX 100000000
+#define NZ_DEEP_MSG "Recursion too deep: more than %lld nested function calls."
+#define NZ_STACK_MSG "Recursion too deep: the stack is exhausted."
+int64_t nz_max_depth(void);
+size_t nz_run_on_stack(void (*fn)(void *, size_t), void *arg);
 
 /* ---- clock.c: seconds on a monotonic clock, for time limits and reports ---- */
 double nz_now(void);

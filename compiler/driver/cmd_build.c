@@ -221,11 +221,16 @@ int drv_cmd_run_target(int argc, char **argv) {
   BuildJob b = {.use = run_use, .wait = 1};
   drv_fuse_defaults(&b.fo);
   const char *file = NULL, *expr = NULL;
+  int keep_going = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     int r = drv_fuse_option(&b.fo, a);
     if (r < 0) return NZ_EXIT_USAGE;
     if (r > 0 || !strcmp(a, "--target=c")) continue;
+    if (!strcmp(a, "--keep-going")) {
+      keep_going = DRV_KEEP_GOING;
+      continue;
+    }
     if (!strcmp(a, "--float32")) {
       b.float32 = 1;
       continue;
@@ -236,18 +241,22 @@ int drv_cmd_run_target(int argc, char **argv) {
     }
     if (a[0] == '-' || file) {
       fprintf(stderr, "nessie run --target=c: unexpected argument '%s'\n", a);
-      fputs("usage: nessie run PROG.nesl|FILE.lcu --target=c [-e EXPR] [--scheduler=S] [--float32]\n", stderr);
+      fputs("usage: nessie run PROG.nesl|FILE.lcu --target=c [-e EXPR] [--scheduler=S] [--float32] [--keep-going]\n", stderr);
       return NZ_EXIT_USAGE;
     }
     file = a;
   }
   if (!file) {
-    fputs("usage: nessie run PROG.nesl|FILE.lcu --target=c [-e EXPR] [--scheduler=S] [--float32]\n", stderr);
+    fputs("usage: nessie run PROG.nesl|FILE.lcu --target=c [-e EXPR] [--scheduler=S] [--float32] [--keep-going]\n", stderr);
     return NZ_EXIT_USAGE;
   }
   if (expr && !ends_with(file, ".nesl")) {
     fputs("nessie run --target=c: -e is for NESL programs\n", stderr);
     return NZ_EXIT_USAGE;
   }
-  return with_program(file, expr, &b, 1);
+  if (keep_going && !ends_with(file, ".nesl")) {
+    fputs("nessie run --target=c: --keep-going is for NESL programs\n", stderr);
+    return NZ_EXIT_USAGE;
+  }
+  return with_program(file, expr, &b, DRV_DEFER | keep_going);
 }

@@ -34,6 +34,15 @@ typedef struct {
   bool defer;  /* run --target=c: a front-end error is reported after the earlier forms ran */
   int (*use)(LcuProgram *p, void *ctx); /* what the compiled path does with the program */
   void *use_ctx;
+  /* --keep-going: a failing form is reported and the next one runs, as the reference's
+   * `load` does; failed records that one did (exit status 1 at the end). The compiled
+   * path runs the program in segments that end after each failing form (cuts: the
+   * number of forms before the cut, and where the held front-end messages stood). */
+  bool keep_going, failed;
+  NZ_VEC(struct Cut { int nforms; long held; }) cuts;
+  /* and, per form, the values of the earlier top-level values it reads, taken when it
+   * was compiled: a segment's program gets those defined before it as literals */
+  NZ_VEC(LcuValue *) gvals;
 } Job;
 
 static char *show_text(NlDecl *d);
@@ -241,9 +250,11 @@ static void emit_bind(NlEnv *env, NlPat *q, const FlTy *t, int first, EmitGlobal
 
 /* Joins the forms' programs into one whose main runs them in order (see emit_lcu); with
  * j->show main shows each form's line and returns (), else it returns every form's
- * value. The forms' kernels and functions are borrowed: free with join_free. NULL if
- * the joined program fails the checker (a bug; j->rc set). */
-static LcuProgram *join_forms(Job *j) {
+ * value. mode (NULL: all 2) says per form: 0 left out, 1 run without its show (a later
+ * form reads its value), 2 run and shown. The forms' kernels and functions are
+ * borrowed: free with join_free. NULL if the joined program fails the checker (a bug;
+ * j->rc set). */
+static LcuProgram *join_forms(Job *j, const char *mode) {
   const NzSource *src = NULL;
   for (int f = 0; f < j->forms.n && !src; f++)
     if (j->forms.v[f]) src = j->forms.v[f]->lcu->src;
@@ -257,6 +268,7 @@ static LcuProgram *join_forms(Job *j) {
   NZ_VEC(int) nb = {0};
   for (int f = 0; f < j->forms.n; f++) {
     FlProgram *fp = j->forms.v[f];
+    if (mode && (!mode[f] || (!fp && mode[f] == 1))) continue;
     if (!fp) { /* a definition's line */
       char nm[48];
       snprintf(nm, sizeof nm, "s%d", f + 1);
@@ -274,10 +286,17 @@ static LcuProgram *join_forms(Job *j) {
       all->funcs[all->nfuncs++] = fp->lcu->funcs[k];
     }
     NZ_VEC(LcuExpr *) args = {0};
-    for (int i = 0; i < fp->nglobals; i++) {
+    for (int i = 0, off = 0; i < fp->nglobals; off += flan_ncomp(fp->gtys[i], false), i++) {
       int at = -1;
       for (int k = gs.n - 1; k >= 0 && at < 0; k--)
         if (gs.v[k].g == fp->globals[i]) at = k;
+      if (at < 0 && mode && f < j->gvals.n && j->gvals.v[f]) { /* from an earlier segment */
+        int n = flan_ncomp(fp->gtys[i], false);
+        const LcuType *ct[n > 0 ? n : 1];
+        flan_comp_types(fp->gtys[i], false, ct);
+        for (int c = 0; c < n; c++) nz_vec_push(args, flan_const_expr(all, &j->gvals.v[f][off + c], ct[c], L));
+        continue;
+      }
       if (at < 0) nz_die("emit: a global read before its form");
       for (int c = 0; c < gs.v[at].n; c++) nz_vec_push(args, lcu_var(all, names.v[gs.v[at].first + c], L));
     }
@@ -298,7 +317,7 @@ static LcuProgram *join_forms(Job *j) {
     nz_vec_push(rhs, lcu_call(all, fname, args.n, av, L));
     nz_vec_push(nb, n);
     nz_vec_free(args);
-    if (j->show) { /* show(text, the form's value) */
+    if (j->show && (!mode || mode[f] == 2)) { /* show(text, the form's value) */
       LcuExpr **vs = lcu_exprs(all, n);
       for (int c = 0; c < n; c++) vs[c] = lcu_var(all, names.v[first + c], L);
       char nm[48];
@@ -354,7 +373,7 @@ static void join_free(LcuProgram *all) {
 }
 
 static void emit_program(Job *j) {
-  LcuProgram *all = join_forms(j);
+  LcuProgram *all = join_forms(j, NULL);
   NzBuf out = {0};
   if (j->rc) {
     /* message printed */
@@ -468,6 +487,16 @@ static int eval_timed(NlEnv *env, NlDecl *d) {
   return ok;
 }
 
+/* --keep-going: the values of the top-level values fp reads, now (Job.gvals). */
+static LcuValue *global_values(Job *j, const FlProgram *fp) {
+  int n = 0;
+  for (int i = 0; i < fp->nglobals; i++) n += flan_ncomp(fp->gtys[i], false);
+  LcuValue *v = nz_xcalloc((size_t)n + 1, sizeof *v);
+  for (int i = 0, off = 0; i < fp->nglobals; off += flan_ncomp(fp->gtys[i], false), i++)
+    flan_value_to_lcu(j->env->globals.v[fp->globals[i]].val, fp->gtys[i], v + off);
+  return v;
+}
+
 /* The compiled path: d becomes a form of the joined program, with its show. A form
  * that no later form reads (not `evaluate`) is not run here: if it faults, the compiled
  * program stops there, and nothing after it needs its value. */
@@ -475,12 +504,18 @@ static int compile_decl(Job *j, NlDecl *d, bool evaluate) {
   if ((d->k == D_BIND || d->k == D_EXPR) && !fn_valued(d)) {
     emit_lcu(j, d);
     if (j->rc) return 0;
-    /* a run-time error: the compiled program stops at this form, as `nessie run` does */
-    if (evaluate && !eval_quiet(j->env, d, false)) j->exited = true;
+    if (j->keep_going) nz_vec_push(j->gvals, global_values(j, j->forms.v[j->forms.n - 1]));
+    /* a run-time error: the compiled program stops at this form, as `nessie run` does
+     * (--keep-going: its segment ends after it, process_source forgets it) */
+    if (evaluate && !eval_quiet(j->env, d, false)) {
+      if (j->keep_going) return 0;
+      j->exited = true;
+    }
     return 1;
   }
   if (!eval_quiet(j->env, d, true)) return 0; /* the command stops here: say why */
   if (d->k != D_FUN || d->body) { /* the `name = fn : TYPE` line */
+    if (j->keep_going) nz_vec_push(j->gvals, NULL);
     nz_vec_push(j->forms, NULL);
     nz_vec_push(j->form_decls, d);
     nz_vec_push(j->shows, show_text(d));
@@ -571,7 +606,7 @@ static bool pat_mentioned(const NzSource *src, size_t from, const NlPat *p) {
  * evaluated are the same prefix as before (the same rand state). Returns the number of
  * forms of ds to evaluate. */
 static int forms_to_evaluate(Job *j, NzSource *src, NlDecl **ds, int n) {
-  if (j->depth != 1 || j->expr || !(j->emit || j->show)) return n;
+  if (j->depth != 1 || j->expr || j->keep_going || !(j->emit || j->show)) return n;
   int last = 0;
   for (int i = 0; i < n; i++) {
     NlDecl *d = ds[i];
@@ -584,6 +619,21 @@ static int forms_to_evaluate(Job *j, NzSource *src, NlDecl **ds, int n) {
     if (d->k == D_EXPR ? mentions(src, from, "it") : pat_mentioned(src, from, d->pat)) last = i + 1;
   }
   return last;
+}
+
+/* --keep-going: the form that just failed leaves no trace. The globals it declared
+ * (from index nglobals on) are hidden, so later forms see an earlier definition of
+ * the name or report it undefined, as after the reference's `load`; the compiled path's
+ * current segment ends after it (Job.cuts). */
+static void forget_form(Job *j, int nglobals) {
+  const char *gone = nz_intern_cstr("(a form that failed)");
+  for (int g = nglobals; g < j->env->globals.n; g++) j->env->globals.v[g].name = gone;
+  j->failed = true;
+  if (j->show) {
+    fflush(stderr); /* the held front-end messages so far belong before the next segment */
+    struct Cut c = {j->forms.n, (long)lseek(2, 0, SEEK_CUR)};
+    nz_vec_push(j->cuts, c);
+  }
 }
 
 static int process_source(Job *j, NzSource *src) {
@@ -604,6 +654,10 @@ static int process_source(Job *j, NzSource *src) {
       load_path(&path, src->name, d->name);
       ok = process_file(j, path.s, d->loc);
       nz_buf_free(&path);
+      if (!ok && j->keep_going && !j->rc) {
+        forget_form(j, j->env->globals.n); /* what it loaded stays */
+        ok = 1;
+      }
       continue;
     }
     if (d->k == D_IGNORED) {
@@ -628,12 +682,21 @@ static int process_source(Job *j, NzSource *src) {
         continue;
       }
     }
+    int nglobals = j->env->globals.n;
     if (!nesl_check_decl(j->env, d)) {
+      if (j->keep_going) {
+        forget_form(j, nglobals);
+        continue;
+      }
       ok = 0;
       break;
     }
     if (j->show) {
       ok = compile_decl(j, d, i < neval);
+      if (!ok && j->keep_going && !j->rc) {
+        forget_form(j, nglobals);
+        ok = 1;
+      }
     } else if (j->emit && !strcmp(j->stage, "mono")) {
       nz_vec_push(j->mono_decls, d); /* monomorphised once every form is checked */
     } else if (j->emit && strcmp(j->stage, "ast")) {
@@ -656,10 +719,59 @@ static int process_source(Job *j, NzSource *src) {
     } else {
       print_check(d);
     }
+    if (j->run && !j->show && !ok && j->keep_going && !j->rc) {
+      forget_form(j, nglobals);
+      ok = 1;
+    }
   }
   free(ds);
   nz_stdout_flush();
   return ok;
+}
+
+/* Copies the held front-end messages [from, to) (to < 0: to the end) to stderr. */
+static void copy_held(FILE *held, long from, long to) {
+  fflush(stderr);
+  if (fseek(held, from, SEEK_SET) != 0) return;
+  char buf[4096];
+  size_t n;
+  while ((to < 0 || from < to) &&
+         (n = fread(buf, 1, to < 0 || to - from > (long)sizeof buf ? sizeof buf : (size_t)(to - from), held)) > 0) {
+    fwrite(buf, 1, n, stderr);
+    from += (long)n;
+  }
+}
+
+/* --keep-going on the compiled path: the forms run in segments, each ending after a
+ * form that failed (Job.cuts), each its own program, which gets the values of earlier
+ * segments that its forms read as literals (Job.gvals); after a segment, the front-end
+ * messages held up to its cut. A segment's fault is its program's own message and exit status
+ * 1; the next segment runs. Returns 1 if a segment failed, or the first status > 1. */
+static int use_segments(Job *j, FILE *held) {
+  int urc = 0, from = 0;
+  long hfrom = 0;
+  char *mode = nz_xcalloc((size_t)j->forms.n + 1, 1);
+  for (int c = 0; c <= j->cuts.n; c++) {
+    int to = c < j->cuts.n ? j->cuts.v[c].nforms : j->forms.n;
+    long hto = c < j->cuts.n ? j->cuts.v[c].held : -1;
+    if (to > from) {
+      memset(mode, 0, (size_t)j->forms.n);
+      memset(mode + from, 2, (size_t)(to - from));
+      LcuProgram *all = join_forms(j, mode);
+      int rc = j->rc ? j->rc : j->use(all, j->use_ctx);
+      join_free(all);
+      if (rc > NZ_EXIT_USER) {
+        urc = rc;
+        break;
+      }
+      if (rc) urc = rc;
+    }
+    if (held) copy_held(held, hfrom, hto);
+    from = to;
+    hfrom = hto;
+  }
+  free(mode);
+  return urc;
 }
 
 static int job_main(void *arg) {
@@ -697,8 +809,12 @@ static int job_main(void *arg) {
     held_job = (Held){-1, NULL};
   }
   int urc = 0;
-  if (j->use && !j->rc && (ok || j->defer)) {
-    LcuProgram *all = join_forms(j);
+  if (j->use && !j->rc && j->keep_going && (ok || j->defer)) {
+    urc = use_segments(j, held);
+    if (held) fclose(held);
+    held = NULL;
+  } else if (j->use && !j->rc && (ok || j->defer)) {
+    LcuProgram *all = join_forms(j, NULL);
     urc = j->rc ? j->rc : j->use(all, j->use_ctx);
     join_free(all);
   } else if (ok && j->emit && !strcmp(j->stage, "mono")) {
@@ -716,21 +832,30 @@ static int job_main(void *arg) {
     }
     fclose(held);
   }
+  for (int i = 0; i < j->gvals.n; i++) { /* before the forms, which say how many */
+    const FlProgram *fp = j->forms.v[i];
+    int n = 0;
+    for (int c = 0; fp && j->gvals.v[i] && c < fp->nglobals; c++) n += flan_ncomp(fp->gtys[c], false);
+    for (int c = 0; c < n; c++) lcu_value_release(j->gvals.v[i][c]);
+    free(j->gvals.v[i]);
+  }
+  nz_vec_free(j->gvals);
   for (int i = 0; i < j->forms.n; i++)
     if (j->forms.v[i]) flan_program_free(j->forms.v[i]);
   for (int i = 0; i < j->shows.n; i++) free(j->shows.v[i]);
   nz_vec_free(j->forms);
   nz_vec_free(j->form_decls);
   nz_vec_free(j->shows);
+  nz_vec_free(j->cuts);
   if (urc) return urc;
   if (j->rc) return j->rc;
-  if (!ok) return NZ_EXIT_USER;
+  if (!ok || j->failed) return NZ_EXIT_USER;
   return NZ_EXIT_OK;
 }
 
 static void usage(FILE *f) {
   fputs("usage: nessie check PROG.nesl\n"
-        "       nessie run PROG.nesl [-e EXPR] [--interp=ast|lcu] [--check] [--no-opt]\n"
+        "       nessie run PROG.nesl [-e EXPR] [--interp=ast|lcu] [--check] [--no-opt] [--keep-going]\n"
         "                  [--scheduler=S [--solver=glpk|cbc] [--time-limit=SEC]]\n"
         "       nessie emit PROG.nesl --stage=ast|mono|flan|lcu|fused [--scheduler=S] [--show] [--compile-time]\n"
         "                  [--no-opt]\n"
@@ -739,7 +864,9 @@ static void usage(FILE *f) {
         "  (--compile-time: on stderr, the time from start to the printed program less the\n"
         "   AST evaluation of the forms: front end, flattening, fusion)\n"
         "  (--show: main prints each form's line as `nessie run` does, the program nessie build\n"
-        "   compiles; else it returns every form's value)\n",
+        "   compiles; else it returns every form's value)\n"
+        "  (--keep-going, also with --target=c: a form that fails is reported and the next one\n"
+        "   runs, as the reference's `load` does; the exit status is still 1)\n",
         f);
 }
 
@@ -763,7 +890,8 @@ int drv_nesl_compile(const char *path, const char *expr, int defer, int (*use)(L
   j.expr = expr;
   j.stage = "lcu";
   j.show = true;
-  j.defer = defer;
+  j.defer = (defer & DRV_DEFER) != 0;
+  j.keep_going = (defer & DRV_KEEP_GOING) != 0;
   j.use = use;
   j.use_ctx = ctx;
   drv_fuse_defaults(&j.fo); /* the caller fuses the joined program */
@@ -827,6 +955,8 @@ int drv_cmd_nesl(int argc, char **argv) {
         return NZ_EXIT_USAGE;
       }
       j.expr = argv[i];
+    } else if (!strcmp(a, "--keep-going") && j.run) {
+      j.keep_going = true;
     } else if (!strcmp(a, "--interp=ast") && j.run) {
       j.lcu = false;
     } else if (!strcmp(a, "--interp=lcu") && j.run) {

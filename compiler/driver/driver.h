@@ -39,6 +39,8 @@ int drv_run_compiled(const LcuProgram *p, const char *report, char **argv_rest, 
  * gets it (checked, unfused) and its status is returned. A front-end error stops
  * before use, or with defer comes after use's run (`nessie run --target=c`). expr: the
  * text of `-e EXPR` (a last form) or NULL. */
+#define DRV_DEFER 1      /* drv_nesl_compile's defer: as `nessie run --target=c` */
+#define DRV_KEEP_GOING 2 /* with it, --keep-going: each failing form reported, the next run */
 int drv_nesl_compile(const char *path, const char *expr, int defer, int (*use)(LcuProgram *p, void *ctx),
                      void *ctx);
 

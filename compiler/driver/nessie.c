@@ -20,6 +20,7 @@ static int has_arg(int argc, char **argv, const char *a) {
 static int nessie_main(int argc, char **argv) {
   int rc;
   nz_output_init();
+  nz_max_depth(); /* a bad NESSIE_MAX_DEPTH is refused before anything runs */
   if (argc < 2) {
     usage(stderr);
     return NZ_EXIT_USAGE;

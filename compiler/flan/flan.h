@@ -58,6 +58,9 @@ void flan_comp_types(const FlTy *t, bool vec, const LcuType **out);
  * cross from one form to the next, results are printed by the NESL printer). */
 void flan_value_to_lcu(NlVal v, const FlTy *t, LcuValue *out);       /* flan_ncomp(t, 0) */
 NlVal flan_value_from_lcu(const LcuValue *comps, const FlTy *t);       /* ditto */
+/* A λcu literal of one component's value (type int, float, bool, char, an array of
+ * them, or segdes), as flattening writes the top-level values that functions read. */
+LcuExpr *flan_const_expr(LcuProgram *p, const LcuValue *v, const LcuType *t, NzLoc L);
 /* The value flan_value_from_lcu gives a function of identity fnid (a named function;
  * flan_lower_form registers the ones a form's value holds). */
 void flan_fn_register(int fnid, NlVal v);

@@ -1676,9 +1676,7 @@ static FlVal call(Fl *F, NlExpr *e) {
 
 /* --------------------------------------------------------- top-level values */
 
-static LcuExpr *const_expr(Fl *F, const LcuValue *v, const LcuType *t) {
-  LcuProgram *p = F->p;
-  NzLoc L = F->uloc;
+LcuExpr *flan_const_expr(LcuProgram *p, const LcuValue *v, const LcuType *t, NzLoc L) {
   switch (t->kind) {
   case LT_INT: return lcu_int(p, v->u.i, L);
   case LT_FLOAT: return lcu_float(p, v->u.f, L);
@@ -1698,7 +1696,7 @@ static LcuExpr *const_expr(Fl *F, const LcuValue *v, const LcuType *t) {
       case LT_BOOL: x.u.b = a->d.b[i]; break;
       default: x.u.c = a->d.b[i]; break;
       }
-      lit->args[i] = const_expr(F, &x, lcu_type_base(t->elem));
+      lit->args[i] = flan_const_expr(p, &x, lcu_type_base(t->elem), L);
     }
     return lit;
   }
@@ -1749,7 +1747,7 @@ static FlVal global_val(Fl *F, int g, NlExpr *e) {
   flan_comp_types(t, false, tys);
   FlVal v = {t, NULL, flan_comps(F, n)};
   for (int i = 0; i < n; i++) {
-    v.c[i] = flan_emit(F, F->blk, tys[i], const_expr(F, &vals[i], tys[i]));
+    v.c[i] = flan_emit(F, F->blk, tys[i], flan_const_expr(F->p, &vals[i], tys[i], F->uloc));
     lcu_value_release(vals[i]);
   }
   free(vals);

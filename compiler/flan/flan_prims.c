@@ -527,10 +527,14 @@ static void lp_pack2(Args *A) {
   pack_by(A, A->t[0]->a, sv, A->a[0] + 1, flags);
 }
 
-/* permute(v, i) per row. Both checks are deferred: the scatter runs over v's elements
+/* permute(v, i) per row. Every check is deferred: the scatter runs over v's elements
  * (element off of row o goes to i's element off of that row), so a row whose lengths
  * differ or an index out of bounds only writes position 0 of v's own elements (no
- * element at all if v has none), and every position the gather reads exists. */
+ * element at all if v has none), and every position the gather reads exists. The
+ * scatter writes source index + 1 (positions never written hold 0): with the lengths
+ * equal and the indices in range, a position left at 0 means that two indices of a row
+ * collided, which is the same error (as the AST interpreter reports it); an unwritten
+ * position gathers its own element meanwhile. One sequential pass over the inverse. */
 static void lp_permute(Args *A) {
   Fl *F = A->F;
   FlComp sv = A->a[0][0], si = A->a[1][0], idx = A->a[1][1];
@@ -553,10 +557,15 @@ static void lp_permute(Args *A) {
   dst = lcu_let1(P, d, dget, dst, L);
   dst = lcu_let1(P, off, p2(F, LP_SUB, flan_kix(&k), seg(&k, LP_SEG_START, sv, cp(F, ov))), dst, L);
   dst = lcu_let1(P, o, seg(&k, LP_SEG_OF, sv, flan_kix(&k)), dst, L);
-  FlComp inv = flan_kb_permute(&k, tv, flan_kix(&k), dst, &tv, LT_INT);
+  FlComp inv = flan_kb_permute(&k, tv, p2(F, LP_ADD, flan_kix(&k), iv(F, 1)), dst, &tv, LT_INT);
+  flan_kb_init(&k, F);
+  flan_check_defer(F, flan_any(&k, tv, p2(F, LP_EQ, ix(&k, inv), iv(F, 0))), msg, A->loc);
+  flan_kb_init(&k, F);
+  LcuExpr *src = lcu_if(P, p2(F, LP_GT, ix(&k, inv), iv(F, 0)), p2(F, LP_SUB, ix(&k, inv), iv(F, 1)), flan_kix(&k), L);
+  FlComp from = flan_kb_map1(&k, tv, src, LT_INT);
   A->out[0] = sv;
   FlComp *data = A->a[0] + 1;
-  flan_gather(F, A->t[0]->a, 1, &data, NULL, inv, tv, A->out + 1);
+  flan_gather(F, A->t[0]->a, 1, &data, NULL, from, tv, A->out + 1);
 }
 
 static void lp_put(Args *A) {

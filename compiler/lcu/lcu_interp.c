@@ -9,7 +9,6 @@
  * recorded, so an aborted run leaks nothing. */
 #include "lcu.h"
 #include <math.h>
-#include <pthread.h>
 #include <setjmp.h>
 
 /* Unwinding after a fault. GCC's and clang's builtin setjmp/longjmp bypass
@@ -42,7 +41,6 @@ typedef jmp_buf LcuJmp;
 #else
 #define LCU_NO_ASAN
 #endif
-#include <sys/resource.h>
 
 /* Kept out of eval so that eval's own frame, which deep λcu recursion
  * multiplies, stays small. */
@@ -1112,9 +1110,8 @@ NOINLINE static LcuValue eval_call(Interp *I, const LcuExpr *e, Frame *f) {
    * address is the real stack even where ASan moves locals elsewhere. */
   char *here = __builtin_frame_address(0);
   size_t used = here < I->stack_top ? (size_t)(I->stack_top - here) : (size_t)(here - I->stack_top);
-  if (used > I->stack_room)
-    fault(I, e->loc, "recursion too deep: %lld nested calls exhaust the interpreter's stack",
-          (long long)I->depth);
+  if (I->depth >= nz_max_depth()) fault(I, e->loc, NZ_DEEP_MSG, (long long)nz_max_depth());
+  if (used > I->stack_room) fault(I, e->loc, NZ_STACK_MSG);
   Frame *nf = frame_push(I, fn->nslots);
   for (int k = 0; k < e->nargs; k++) set_slot(nf, k, eval(I, e->args[k], f));
   I->depth++;
@@ -1232,36 +1229,18 @@ static void run_body(Run *r) {
   free(I);
 }
 
-static void *run_thread(void *arg) {
-  run_body(arg);
-  return NULL;
+static void run_on_stack(void *arg, size_t room) {
+  Run *r = arg;
+  r->stack = room;
+  run_body(r);
 }
 
 /* Deeply recursive λcu functions recurse in eval, so the run gets its own
- * thread with a 1 GB stack (reserved, not committed); if that cannot be
- * created we run on the caller's stack, within its rlimit. Either way a
- * margin is kept for the SOACs and primitives called at the deepest point. */
+ * thread with a big stack (nz_run_on_stack: the recursion rule); the margin it
+ * keeps is for the SOACs and primitives called at the deepest point. */
 int lcu_run_main(const LcuProgram *p, int nargs, const LcuValue *args, LcuValue *result) {
-  const size_t big = (size_t)1 << 30, margin = (size_t)64 << 20;
-  Run r = {p, nargs, args, {0}, 0, big - margin};
-  pthread_attr_t attr;
-  pthread_t th;
-  int threaded = 0;
-  if (pthread_attr_init(&attr) == 0) {
-    if (pthread_attr_setstacksize(&attr, big) == 0 &&
-        pthread_create(&th, &attr, run_thread, &r) == 0) {
-      pthread_join(th, NULL);
-      threaded = 1;
-    }
-    pthread_attr_destroy(&attr);
-  }
-  if (!threaded) {
-    struct rlimit rl;
-    size_t lim = (size_t)8 << 20;
-    if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) lim = rl.rlim_cur;
-    r.stack = lim / 2;
-    run_body(&r);
-  }
+  Run r = {p, nargs, args, {0}, 0, 0};
+  nz_run_on_stack(run_on_stack, &r);
   nz_stdout_flush();
   if (r.rc == 0) *result = r.result;
   return r.rc;

@@ -3,7 +3,6 @@
  * Sequences of scalars are unboxed; run-time values live until exit in a bump heap.
  * Deep recursion is handled by running on a thread with a very large stack. */
 #include "nesl.h"
-#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 
@@ -288,15 +287,18 @@ static NlVal call_prim_expr(const NlPrim *p, NlExpr *arg, NlFrame *fr) {
   return p->fn(a);
 }
 
-/* Where the evaluator's stack starts and how deep it may grow (nesl_run_on_big_stack). */
+/* Where the evaluator's stack starts and how deep it may grow (nesl_run_on_big_stack);
+ * how many calls of NESL functions are running (the recursion rule, nz_max_depth). */
 static char *stack_base;
 static size_t stack_limit;
+static int64_t call_depth;
 
 static NlVal run_body(NlFn *fn, NlPat *pat, NlExpr *body, int nslots, NlExpr *arge, NlVal argv,
                       NlFrame *efr, NlFrame *up, NlType **inst) {
   char probe;
-  if (stack_base && (size_t)(stack_base - &probe) > stack_limit)
-    nesl_rt_error("Recursion too deep: the evaluation stack is exhausted.");
+  if (fn->k == FN_USER && call_depth >= nz_max_depth())
+    nesl_rt_error(NZ_DEEP_MSG, (long long)nz_max_depth());
+  if (stack_base && (size_t)(stack_base - &probe) > stack_limit) nesl_rt_error(NZ_STACK_MSG);
   NlVal slots[nslots > 0 ? nslots : 1];
   memset(slots, 0, sizeof slots);
   NlFrame nf = {.slots = slots, .n = nslots, .up = up, .prev_live = live_frames};
@@ -323,7 +325,9 @@ static NlVal run_body(NlFn *fn, NlPat *pat, NlExpr *body, int nslots, NlExpr *ar
   live_frames = &nf;
   maybe_gc();
   if (arge) bind_expr(pat, arge, efr, &nf);
+  call_depth += fn->k == FN_USER;
   NlVal r = eval(body, &nf);
+  call_depth -= fn->k == FN_USER;
   live_frames = nf.prev_live;
   return r;
 }
@@ -700,6 +704,7 @@ int nesl_eval_decl(NlEnv *env, NlDecl *d, bool print) {
   jmp_buf jb, *saved = rt_jmp;
   NlFrame *saved_frames = live_frames;
   int saved_roots = roots.n;
+  int64_t saved_depth = call_depth;
   E = env;
   rt_jmp = &jb;
   nesl_prims_reseed();
@@ -707,6 +712,7 @@ int nesl_eval_decl(NlEnv *env, NlDecl *d, bool print) {
     rt_jmp = saved;
     live_frames = saved_frames;
     roots.n = saved_roots;
+    call_depth = saved_depth;
     return 0;
   }
   int ok = eval_decl(env, d, print);
@@ -720,34 +726,19 @@ typedef struct {
   int (*fn)(void *);
   void *arg;
   int rc;
-  size_t size;
 } Thunk;
 
-static void *thread_main(void *p) {
+static void on_stack(void *p, size_t room) {
   Thunk *t = p;
   char base;
   stack_base = &base;
-  stack_limit = t->size - t->size / 8; /* leave room for the frames below a call */
+  stack_limit = room;
   t->rc = t->fn(t->arg);
   stack_base = NULL;
-  return NULL;
 }
 
 int nesl_run_on_big_stack(int (*fn)(void *), void *arg) {
-  Thunk t = {fn, arg, 0, 0};
-  static const size_t sizes[] = {(size_t)4 << 30, (size_t)1 << 30, (size_t)256 << 20};
-  for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
-    pthread_attr_t at;
-    pthread_t th;
-    if (pthread_attr_init(&at)) break;
-    t.size = sizes[i];
-    if (pthread_attr_setstacksize(&at, sizes[i]) == 0 &&
-        pthread_create(&th, &at, thread_main, &t) == 0) {
-      pthread_attr_destroy(&at);
-      pthread_join(th, NULL);
-      return t.rc;
-    }
-    pthread_attr_destroy(&at);
-  }
-  return fn(arg);
+  Thunk t = {fn, arg, 0};
+  nz_run_on_stack(on_stack, &t);
+  return t.rc;
 }

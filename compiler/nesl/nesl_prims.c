@@ -255,15 +255,26 @@ SCANRED(xor, OP_XOR)
 static NlVal p_permute(NlVal *a) {
   NlSeq *v = A0.s, *ix = A1.s;
   if (v->n != ix->n) nesl_rt_error("Bad arguments to function PERMUTE.");
-  /* Duplicate indices are not detected (as in NESL); the slots they leave unwritten keep
-   * v's element of the same index, so they hold a value of the right type. */
-  NlSeq *r = copy_seq(v);
-  int sz = esz(v);
+  /* The indices must be a permutation: a repeated one is reported as one out of range
+   * (the reference does not check, and the flattened paths would otherwise differ), so
+   * every path gives the same message. The marks live in a buffer kept between calls
+   * (an error longjmps out of here). */
+  static uint64_t *seen;
+  static size_t nseen;
+  size_t words = ((size_t)v->n + 63) / 64;
+  if (words > nseen) {
+    seen = nz_xrealloc(seen, words * sizeof *seen);
+    nseen = words;
+  }
+  memset(seen, 0, words * sizeof *seen);
   for (int k = 0; k < v->n; k++) {
     int j = ix->i[k];
-    if (j < 0 || j >= v->n) nesl_rt_error("Bad arguments to function PERMUTE.");
-    memcpy(eptr(r, j), eptr(v, k), (size_t)sz);
+    if (j < 0 || j >= v->n || (seen[j >> 6] >> (j & 63) & 1)) nesl_rt_error("Bad arguments to function PERMUTE.");
+    seen[j >> 6] |= (uint64_t)1 << (j & 63);
   }
+  NlSeq *r = nesl_seq_new(v->ek, v->n);
+  int sz = esz(v);
+  for (int k = 0; k < v->n; k++) memcpy(eptr(r, ix->i[k]), eptr(v, k), (size_t)sz);
   return vseq(r);
 }
 static NlVal p_read(NlVal *a) {

@@ -146,13 +146,15 @@ void rt_fault_negative_size(int loc, const char *name, int64_t n);
 void rt_fault_permute_range(int64_t it, int loc, int32_t d, int64_t m);
 void rt_fault_permute_collide(int64_t it, int loc, int32_t d, int64_t first);
 
-/* Runaway recursion in CPU code: functions call rt_enter/rt_leave. */
+/* Runaway recursion in CPU code: functions call rt_enter/rt_leave. More than
+ * rt_max_depth nested calls, or a stack that runs out first, is a fault with the
+ * interpreters' messages (the recursion rule, compiler/nesl/README.md). */
 extern char *rt_stack_limit;
-extern int64_t rt_depth;
+extern int64_t rt_depth, rt_max_depth;
 void rt_fault_deep(int loc);
 static inline void rt_enter(int loc) {
-  rt_depth++;
-  if (RT_UNLIKELY((char *)__builtin_frame_address(0) < rt_stack_limit)) rt_fault_deep(loc);
+  if (RT_UNLIKELY(++rt_depth > rt_max_depth || (char *)__builtin_frame_address(0) < rt_stack_limit))
+    rt_fault_deep(loc);
 }
 static inline void rt_leave(void) { rt_depth--; }
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "nessie.h"
 #include "nessie_rt.h"
 #include "rt_internal.h"
 
@@ -15,6 +16,7 @@ static int fault_loc;
 static char fault_msg[512];
 char *rt_stack_limit;
 int64_t rt_depth;
+int64_t rt_max_depth = NZ_MAX_DEPTH_DEFAULT;
 
 static void report(int loc, const char *msg) {
   fflush(stdout);
@@ -88,6 +90,6 @@ void rt_fault_permute_collide(int64_t it, int loc, int32_t d, int64_t first) {
 }
 
 void rt_fault_deep(int loc) {
-  rt_fault(-1, loc, "recursion too deep: %lld nested calls exhaust the interpreter's stack",
-           (long long)rt_depth);
+  if (rt_depth > rt_max_depth) rt_fault(-1, loc, NZ_DEEP_MSG, (long long)rt_max_depth);
+  rt_fault(-1, loc, NZ_STACK_MSG);
 }

@@ -433,13 +433,12 @@ typedef struct {
   double seconds;
 } Job;
 
-static void *run_job(void *arg) {
+static void run_job(void *arg, size_t room) {
   Job *j = arg;
-  rt_stack_limit = (char *)__builtin_frame_address(0) - (((size_t)1 << 30) - ((size_t)64 << 20));
+  rt_stack_limit = (char *)__builtin_frame_address(0) - room;
   double t0 = rt_now();
   j->p->entry(j->args, j->res);
   j->seconds = rt_now() - t0;
-  return NULL;
 }
 
 static int usage(const RtProgram *p, const char *prog) {
@@ -524,15 +523,8 @@ int rt_main(int argc, char **argv, const RtProgram *p) {
   double wall = 0;
   if (rc == 0) {
     Job job = {p, args, res, 0};
-    pthread_attr_t attr;
-    pthread_t th;
-    if (pthread_attr_init(&attr) || pthread_attr_setstacksize(&attr, (size_t)1 << 30) ||
-        pthread_create(&th, &attr, run_job, &job)) {
-      fprintf(stderr, "%s: cannot start the program's thread: %s\n", argv[0], strerror(errno));
-      return 3;
-    }
-    pthread_join(th, NULL);
-    pthread_attr_destroy(&attr);
+    rt_max_depth = nz_max_depth(); /* the recursion rule (nessie.h), as the interpreters */
+    nz_run_on_stack(run_job, &job);
     wall = job.seconds;
     NzBuf b = {0};
     const LcuType *rty = type_of_text(p->result_type);

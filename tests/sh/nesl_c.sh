@@ -8,7 +8,7 @@
 # go through --interp=lcu but not through C are failures unless listed in
 # tests/nesl/c_unsupported.txt with a reason (printed). NESL_C_SCHEDULERS overrides
 # the scheduler list; the sanitizer build compiles every eighth program unless
-# NESL_C_ALL is set. The C compiler runs at -O0 (NESSIE_CFLAGS: a flattened program is
+# NESL_C_ALL is set; NESL_C_PROGRAMS="a b" runs only those programs. The C compiler runs at -O0 (NESSIE_CFLAGS: a flattened program is
 # up to 1 MB of C, which -O1 compiles five times slower) with a private cache.
 source "$(dirname "$0")/common.bash"
 cd "$(dirname "$0")/../.."
@@ -31,6 +31,7 @@ grep -v '^#' "$own" | grep . | sed 's/^/not compiled (tests\/nesl\/c_unsupported
 compared=0 i=0 listed=0 lcu_fail=0 now_ok=()
 for f in tests/nesl/*.nesl; do
   name=$(basename "$f" .nesl)
+  [ -z "${NESL_C_PROGRAMS:-}" ] || [[ " $NESL_C_PROGRAMS " == *" $name "* ]] || continue
   b=${f%.nesl}
   extra=()
   if [ -f "$b.args" ]; then
