@@ -88,6 +88,7 @@ const char *cg_loc(Cg *cg, NzLoc loc);
 const char *cg_tmp(Cg *cg);                    /* a fresh temporary name */
 void cg_line(CgScope *s, const char *fmt, ...) NZ_PRINTF(2, 3);
 const char *cg_fmt(Cg *cg, const char *fmt, ...) NZ_PRINTF(2, 3);
+const char *cg_buf_take(Cg *cg, NzBuf *b); /* b's text copied into the arena; b freed */
 /* Names of a frame's slots: "<λcu name>_<slot>"; thunk slots "<name>_<tid>t<slot>"
  * (tid numbers the thunks of a kernel), so no two frames in scope collide. */
 void cg_scope_func(CgScope *s, Cg *cg, const LcuFunc *f, NzBuf *b);

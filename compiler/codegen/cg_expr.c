@@ -82,12 +82,16 @@ const char *cg_loc(Cg *cg, NzLoc loc) {
   return cg_fmt(cg, "lc[%d]", r);
 }
 
+const char *cg_buf_take(Cg *cg, NzBuf *b) {
+  const char *s = nz_strndup(cg->arena, b->s ? b->s : "", b->len);
+  nz_buf_free(b);
+  return s;
+}
+
 const char *cg_type_text(Cg *cg, const LcuType *t) {
   NzBuf b = {0};
   lcu_type_print(&b, t);
-  const char *s = nz_strndup(cg->arena, b.s ? b.s : "", b.len);
-  nz_buf_free(&b);
-  return s;
+  return cg_buf_take(cg, &b);
 }
 
 /* The same as a C string literal. */

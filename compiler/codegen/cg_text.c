@@ -23,9 +23,7 @@ void cg_c_string(NzBuf *b, const char *s, size_t n) {
 const char *cg_c_string_text(Cg *cg, const char *s) {
   NzBuf b = {0};
   cg_c_string(&b, s, strlen(s));
-  const char *r = nz_strndup(cg->arena, b.s, b.len);
-  nz_buf_free(&b);
-  return r;
+  return cg_buf_take(cg, &b);
 }
 
 /* Text inside a block comment: printable ASCII except '*', '?' and '\\' (so no
@@ -41,9 +39,7 @@ void cg_c_comment(NzBuf *b, const char *s) {
 const char *cg_c_comment_text(Cg *cg, const char *s) {
   NzBuf b = {0};
   cg_c_comment(&b, s);
-  const char *r = nz_strndup(cg->arena, b.s ? b.s : "", b.len);
-  nz_buf_free(&b);
-  return r;
+  return cg_buf_take(cg, &b);
 }
 
 /* A λcu name as a C identifier. λcu names are [A-Za-z_][A-Za-z0-9_']*; a name
@@ -61,7 +57,5 @@ const char *cg_cid(Cg *cg, const char *name) {
     if (isalnum((unsigned char)*p)) nz_buf_putc(&b, *p);
     else nz_buf_printf(&b, "_%02x", (unsigned char)*p);
   }
-  const char *r = nz_strndup(cg->arena, b.s, b.len);
-  nz_buf_free(&b);
-  return r;
+  return cg_buf_take(cg, &b);
 }
