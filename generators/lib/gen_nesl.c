@@ -40,6 +40,7 @@ typedef struct {
   NZ_VEC(Var) env;
   NZ_VEC(Fun) funs;
   int fresh;
+  int nfun, cnames; /* functions named so far; whether fun_name uses C-hostile names */
   double mult; /* estimated instances of the code being generated (apply-to-each nesting) */
   double cost; /* estimated work of the current form so far */
   bool in_fun;
@@ -182,6 +183,16 @@ static void hostile_eol(G *g) {
 /* ---------------------------------------------------------------- environment */
 
 static const char *fresh(G *g, const char *pfx) { return nz_sprintf(g->ar, "%s%d", pfx, ++g->fresh); }
+/* A function's name: the first functions of a batch's first program take names that are C keywords,
+ * C library or runtime symbols and names shaped like generated C's (none is NESL's),
+ * then fresh ones; the random stream is not drawn from. */
+static const char *fun_name(G *g, const char *pfx) {
+  static const char *const cnames[] = {"static", "register", "printf", "rt_alloc", "nessie_locs",
+                                       "main_fn", "x_1", "int32_t", "volatile", "memcpy"};
+  int k = g->nfun++;
+  const char *f = fresh(g, pfx);
+  return g->cnames && k < (int)(sizeof cnames / sizeof *cnames) ? cnames[k] : f;
+}
 static int push_var(G *g, const char *name, const NTy *t) {
   int n = g->env.n;
   nz_vec_push(g->env, ((Var){name, t, false}));
@@ -1145,7 +1156,7 @@ static double end_body(G *g, int mark) {
 }
 
 static void plain_function(G *g) {
-  const char *name = fresh(g, "fun");
+  const char *name = fun_name(g, "fun");
   int nargs = 1 + rnd(g, 3), mark = g->env.n;
   const NTy *args[3];
   const NTy *ret = rand_type(g, g->o.seq_depth, 6);
@@ -1173,7 +1184,7 @@ static void plain_function(G *g) {
 
 /* Quicksort on an ordinal type, or on pairs keyed by an int first component. */
 static void qsort_function(G *g) {
-  const char *f = fresh(g, "rec");
+  const char *f = fun_name(g, "rec");
   bool keyed = chance(g, 35), down = chance(g, 30);
   const NTy *e = keyed ? pair_of(g, &T_INT, rand_type(g, g->o.seq_depth - 1, 3)) : rand_ord(g);
   const char *lt = down ? ">" : "<", *gt = down ? "<" : ">";
@@ -1201,7 +1212,7 @@ static void qsort_function(G *g) {
 /* Divide and conquer over bottop halves; the halves are solved inside an apply-to-each,
  * sometimes with a conditional that solves small halves directly. */
 static void dc_function(G *g) {
-  const char *f = fresh(g, "rec");
+  const char *f = fun_name(g, "rec");
   const NTy *u = rand_type(g, g->o.seq_depth - 2, 3), *s = seq_of(g, u);
   const NTy *r = rand_type(g, g->o.seq_depth, 4);
   int mark = g->env.n, d = g->o.depth - 1;
@@ -1231,7 +1242,7 @@ static void dc_function(G *g) {
 
 /* Recursion on a counter with a two-way apply-to-each at each level. */
 static void count_function(G *g) {
-  const char *f = fresh(g, "rec");
+  const char *f = fun_name(g, "rec");
   const NTy *x = rand_type(g, g->o.seq_depth, 4), *r = rand_type(g, g->o.seq_depth, 4);
   int mark = g->env.n, d = g->o.depth - 1;
   begin_body(g);
@@ -1498,6 +1509,7 @@ static GenNeslErr program(const GenNeslOpts *o, NzBuf *out, int *fresh, bool kee
   G g = {0};
   g.o = *o;
   g.fresh = *fresh;
+  g.cnames = *fresh == 0; /* the first program of a batch: no other program reuses them */
   if (g.o.seq_depth < 2) g.o.seq_depth = 2;
   g.rng = o->seed;
   g.ar = nz_arena_new();
