@@ -266,7 +266,7 @@ static NlVal p_permute(NlVal *a) {
     seen = nz_xrealloc(seen, words * sizeof *seen);
     nseen = words;
   }
-  memset(seen, 0, words * sizeof *seen);
+  if (words) memset(seen, 0, words * sizeof *seen); /* seen is NULL until a first non-empty permute */
   for (int k = 0; k < v->n; k++) {
     int j = ix->i[k];
     if (j < 0 || j >= v->n || (seen[j >> 6] >> (j & 63) & 1)) nesl_rt_error("Bad arguments to function PERMUTE.");
