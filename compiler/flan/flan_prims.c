@@ -845,11 +845,7 @@ static void lp_rank_dir(Args *A, bool down) {
     flan_kb_init(&k, F);
     FlComp o2 = flan_kb_permute(&k, ptot, ix(&k, porig), ix(&k, pos), NULL, LT_INT);
     LcuExpr *a[5] = {p2(F, LP_ADD, flan_v(F, b), iv(F, 1)), flan_v(F, psd), flan_v(F, ptot), flan_v(F, k2), flan_v(F, o2)};
-    LcuExpr *rec = lcu_call(P, fname, 5, lcu_exprs(P, 0), L);
-    rec->nargs = 5;
-    rec->args = lcu_exprs(P, 5);
-    memcpy(rec->args, a, sizeof a);
-    LcuExpr *els = rec;
+    LcuExpr *els = lcu_call(P, fname, 5, a, L); /* (it read 5 arguments from an empty array) */
     flan_defer_flush(F, blk);
     for (int i = blk->v.n - 1; i >= 0; i--) els = lcu_let(P, blk->v.v[i].n, blk->v.v[i].b, blk->v.v[i].rhs, els, L);
     fn->body = lcu_if(P, p2(F, LP_EQ, flan_v(F, b), iv(F, 32)), flan_v(F, porig), els, L);
@@ -861,11 +857,7 @@ static void lp_rank_dir(Args *A, bool down) {
   F->blk = saved_blk;
   {
     LcuExpr *a[5] = {iv(F, 0), flan_v(F, sd), flan_v(F, tot), flan_v(F, keys), flan_v(F, orig)};
-    LcuExpr *c = lcu_call(P, fname, 0, NULL, L);
-    c->nargs = 5;
-    c->args = lcu_exprs(P, 5);
-    memcpy(c->args, a, sizeof a);
-    orig = cpu(F, lcu_type_array(LT_INT), c);
+    orig = cpu(F, lcu_type_array(LT_INT), lcu_call(P, fname, 5, a, L));
   }
   /* position p holds original element orig[p]: its rank is p - start(segment) */
   flan_kb_init(&k, F);
