@@ -108,7 +108,7 @@ $(B)/nessie-neslgen: $(O)/generators/nessie-neslgen.o $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
-$(B)/nessie-bench: $(O)/experiments/nessie-bench.o $(LIBA)
+$(B)/nessie-bench: $(O)/experiments/nessie-bench.o $(O)/experiments/calibrate.o $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 

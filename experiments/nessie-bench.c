@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "calibrate.h"
 #include "fus_lcu.h"
 #include "gen.h"
 
@@ -39,7 +40,13 @@ static const char *usage_text =
     "                         --seed) and report whether the results agree\n"
     "  --seed=S               random inputs for --run (default 1)\n"
     "  --jobs=N               worker processes (default 1)\n"
-    "  --no-header            CSV without its header line (appending to a file)\n";
+    "  --no-header            CSV without its header line (appending to a file)\n"
+    "  --cost=unit|FILE       the cost model the schedulers minimise and the objective\n"
+    "                         columns report (default unit; FILE from --calibrate)\n"
+    "usage: nessie-bench --calibrate [--out=FILE] [--calibrate-sizes=N,N...] [--reps=R]\n"
+    "Fits the sized cost model's weights on this machine (generated kernels, unfused,\n"
+    "profiled at each size, R interleaved rounds; default sizes 1000,10000,100000,\n"
+    "1000000, R = 3) and writes the cost file to FILE (default stdout).\n";
 
 typedef struct {
   const char **schedulers;
@@ -53,6 +60,7 @@ typedef struct {
   const char *dot_dir, *ilp_dir;
   int png, dot_scalars, run, jobs, header;
   long long seed;
+  FusCostModel cost;
 } Opts;
 
 /* One unit of work: an input with one scheduler (and solver, for ilp). */
@@ -239,6 +247,7 @@ static int do_task(const Opts *o, const Task *t, Rows *rows) {
     opt.work_limit = o->work_limit;
     opt.strict_float = o->strict_float;
     r->graph->strict_float = o->strict_float;
+    fus_graph_set_model(r->graph, &o->cost, NULL); /* sizes: the model's default */
     char lp[4096];
     if (o->ilp_dir && is_ilp) {
       snprintf(lp, sizeof lp, "%s/%s-r%d-%s.lp", o->ilp_dir, safe, i, solver_name(t->solver));
@@ -552,6 +561,9 @@ static int bench_main(int argc, char **argv) {
   o.jobs = 1;
   o.header = 1;
   o.seed = 1;
+  o.cost = fus_cost_unit;
+  int calibrate = 0;
+  CalibrateOpts co = {.reps = 3, .default_size = 1000, .sizes = {1000, 10000, 100000, 1000000}, .nsizes = 4};
   char *sched_arg = NULL, *solver_arg = NULL;
   NZ_VEC(const char *) inputs = {0};
   const char **sv = NULL;
@@ -594,6 +606,26 @@ static int bench_main(int argc, char **argv) {
       o.run = 1;
     } else if (!strcmp(a, "--no-header")) {
       o.header = 0;
+    } else if (!strcmp(a, "--calibrate")) {
+      calibrate = 1;
+    } else if (!strncmp(a, "--out=", 6) && a[6]) {
+      co.out = a + 6;
+    } else if ((r = nz_opt_int(a, "--reps", 1, 100, &co.reps)) != 0) {
+      if (r < 0) goto done;
+    } else if (!strncmp(a, "--calibrate-sizes=", 18)) {
+      co.nsizes = 0;
+      for (const char *p = a + 18; *p;) {
+        char *end;
+        errno = 0;
+        long long n = strtoll(p, &end, 10);
+        if (end == p || errno || n < 1 || n > 100000000 || co.nsizes == 16 || (*end && *end != ',')) goto bad_value;
+        co.sizes[co.nsizes++] = n;
+        p = *end ? end + 1 : end;
+      }
+      if (co.nsizes < 2) goto bad_value;
+    } else if (!strncmp(a, "--cost=", 7)) {
+      if (!strcmp(a + 7, "unit")) o.cost = fus_cost_unit;
+      else if (fus_cost_model_load(a + 7, &o.cost) != 0) goto done;
     } else if ((r = nz_opt_ll(a, "--seed", 0, INT64_MAX, &o.seed)) != 0) {
       if (r < 0) goto done;
     } else if ((r = nz_opt_int(a, "--jobs", 1, 256, &o.jobs)) != 0) {
@@ -607,6 +639,24 @@ static int bench_main(int argc, char **argv) {
     continue;
   bad_value:
     fprintf(stderr, "nessie-bench: bad value in '%s' (--help)\n", a);
+    goto done;
+  }
+  if (calibrate) {
+    if (inputs.n) {
+      fprintf(stderr, "nessie-bench: --calibrate takes no INPUT\n");
+      goto done;
+    }
+    /* The compiler beside this binary (bin/nessie next to bin/nessie-bench). */
+    static char nessie[4096];
+    ssize_t len = readlink("/proc/self/exe", nessie, sizeof nessie - 16);
+    char *slash = len > 0 ? (nessie[len] = 0, strrchr(nessie, '/')) : NULL;
+    if (!slash) {
+      fprintf(stderr, "nessie-bench: --calibrate: cannot find the nessie compiler beside this program\n");
+      goto done;
+    }
+    strcpy(slash + 1, "nessie");
+    co.nessie = nessie;
+    rc = calibrate_main(&co);
     goto done;
   }
   if (!sched_arg) sched_arg = nz_xstrdup("ilp");

@@ -6,7 +6,9 @@
  *   traversals  array reads: per cluster, the distinct arrays its members read
  *               that are not produced inside it (a read shared by fused kernels
  *               counts once; an array consumed where it is produced is no read);
- *   objective   W_k*kernels + W_a*arrays + W_t*traversals, lexicographic.
+ *   objective   W_k*kernels + W_a*arrays + W_t*traversals, lexicographic
+ *               under the unit model; under a sized model (cost_model.c) each
+ *               term weighed by its size in elements, in nanoseconds.
  *
  * Priority order. The paper is inconsistent: §8.2 prioritises fusions that
  * reduce (1) kernels (2) intermediate arrays (3) traversals; §8.4's formula
@@ -24,11 +26,18 @@
  * double up to 2^53. */
 #include "fusion.h"
 
-static void count(const FusGraph *g, const int *cl, int *kernels, int *arrays, int *traversals) {
+/* Counts the three terms of partition cl; with w (may be NULL) also their
+ * weighted sum in *objective. */
+static void count(const FusGraph *g, const int *cl, const FusWeights *w, int *kernels, int *arrays,
+                  int *traversals, double *objective) {
+  double obj = 0;
   int n = g->ninv;
   int *c = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
   memcpy(c, cl, sizeof(int) * (size_t)n);
   int k = fus_partition_canon(n, c);
+  if (w) /* a cluster's first member is where canonical numbering meets a new cluster */
+    for (int i = 0, seen = 0; i < n; i++)
+      if (c[i] == seen) obj += fus_w_kernel(w, i), seen++;
   int a = 0;
   for (int v = 0; v < g->nvar; v++) {
     const FusVar *x = &g->var[v];
@@ -36,6 +45,7 @@ static void count(const FusGraph *g, const int *cl, int *kernels, int *arrays, i
     int mat = x->live_out;
     for (int u = 0; u < x->nconsumers && !mat; u++) mat = c[x->consumers[u]] != c[x->producer];
     a += mat;
+    if (w && mat) obj += fus_w_array(w, v);
   }
   /* stamp[v] = 1 + the last cluster that counted a read of v. Visiting the
    * invocations cluster by cluster makes the stamp a set per cluster. */
@@ -57,6 +67,7 @@ static void count(const FusGraph *g, const int *cl, int *kernels, int *arrays, i
       if (stamp[v] == c[i] + 1) continue;
       stamp[v] = c[i] + 1;
       t++;
+      if (w) obj += fus_w_read(w, v);
     }
   }
   free(stamp);
@@ -66,15 +77,24 @@ static void count(const FusGraph *g, const int *cl, int *kernels, int *arrays, i
   *kernels = k;
   *arrays = a;
   *traversals = t;
+  if (objective) *objective = obj;
 }
 
 FusWeights fus_cost_weights(const FusGraph *g) {
+  FusWeights w = {0};
+  const FusCostModel *m = g->model;
+  if (m && !m->unit) {
+    /* In nanoseconds: solvers' tolerances are absolute (about 1e-6), and
+     * per-element weights are about 1e-9 s. */
+    w.kernels = 1e9 * m->launch, w.pass = 1e9 * m->pass, w.arrays = 1e9 * m->write, w.traversals = 1e9 * m->read;
+    w.inv_size = g->inv_size, w.var_size = g->var_size;
+    return w;
+  }
   int n = g->ninv, k, a, t;
   int *single = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
   for (int i = 0; i < n; i++) single[i] = i;
-  count(g, single, &k, &a, &t);
+  count(g, single, NULL, &k, &a, &t, NULL);
   free(single);
-  FusWeights w;
   w.traversals = 1;
   w.arrays = (double)t + 1;
   w.kernels = w.arrays * ((double)a + 1);
@@ -82,9 +102,8 @@ FusWeights fus_cost_weights(const FusGraph *g) {
 }
 
 void fus_cost(const FusGraph *g, const int *cl, FusCost *out) {
-  count(g, cl, &out->kernels, &out->arrays, &out->traversals);
   FusWeights w = fus_cost_weights(g);
-  out->objective = w.kernels * out->kernels + w.arrays * out->arrays + w.traversals * out->traversals;
+  count(g, cl, &w, &out->kernels, &out->arrays, &out->traversals, &out->objective);
 }
 
 void fus_cost_before(const FusGraph *g, FusCost *out) {

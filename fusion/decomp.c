@@ -79,7 +79,7 @@ void fus_ilp_read_rows(FusIlp *m, const FusGraph *g, FusWeights w, const int *li
     for (int u = 0; u < x->nconsumers; u++) {
       int i = x->consumers[u];
       if (lid && lid[i] < 0) continue;
-      int t = fus_ilp_col(m, nz_sprintf(m->arena, "t_%d_%d", i, v), 0, 1, w.traversals, 1, 't', i, v);
+      int t = fus_ilp_col(m, nz_sprintf(m->arena, "t_%d_%d", i, v), 0, 1, fus_w_read(&w, v), 1, 't', i, v);
       fus_ilp_row(m, nz_sprintf(m->arena, "read_%d_%d", i, v), 'G', 1);
       fus_ilp_term(m, t, 1);
       for (int e = 0; e < u; e++)

@@ -111,7 +111,11 @@ int fus_forced_partners(const FusGraph *g, const char *apart, int *partner, int 
               nz_xmalloc(sizeof(int) * (size_t)(n + 1))};
   char *dirty = nz_xmalloc((size_t)n + 1);
   for (int i = 0; i < n; i++) F.uf[i] = i, partner[i] = -1;
-  for (int changed = 1; changed;) {
+  /* The argument (a lost array outweighs the reads the move may add) is the
+   * unit model's lexicographic order; under a sized model an array of n
+   * elements may weigh less than the n^2 reads a move adds, so none is forced. */
+  int changed = !(g->model && !g->model->unit);
+  for (; changed;) {
     changed = 0;
     /* Members by root; atoms joined in this pass wait for the next one. */
     memset(F.start, 0, sizeof(int) * (size_t)(n + 2));

@@ -59,6 +59,10 @@ typedef struct FusGraph {
    * fusions that reorder a float reduction (PERMUTE into a float REDUCE).
    * Set before scheduling; 0 from fus_graph_new. */
   int strict_float;
+  /* The cost model (fus_graph_set_model; NULL: unit) and, for a sized one,
+   * elements per invocation and per variable (arena). */
+  const struct FusCostModel *model;
+  double *inv_size, *var_size;
   /* Derived by fus_graph_finish: bit matrices of ninv rows of `words` words. */
   int words;
   uint64_t *into; /* row i, bit j: i into j (direct data dependence) */
@@ -159,13 +163,76 @@ typedef struct {
   double objective;
 } FusCost;
 
+/* The objective's weights for one graph. Under the unit model every kernel,
+ * array and traversal weighs its term's constant (lexicographic, see cost.c)
+ * and inv_size, var_size are NULL. Under a sized model (FusCostModel) the
+ * constants are per element and a term is weighed by its size: a cluster
+ * whose first member is j costs kernels + pass * inv_size[j], a materialised
+ * array v arrays * var_size[v], a traversal of v traversals * var_size[v].
+ * Use the accessors below rather than the fields. */
 typedef struct {
   double kernels, arrays, traversals;
+  double pass;
+  const double *inv_size, *var_size;
 } FusWeights;
+
+static inline double fus_w_kernel(const FusWeights *w, int j) {
+  return w->kernels + (w->inv_size ? w->pass * w->inv_size[j] : 0);
+}
+static inline double fus_w_array(const FusWeights *w, int v) {
+  return w->arrays * (w->var_size ? w->var_size[v] : 1);
+}
+static inline double fus_w_read(const FusWeights *w, int v) {
+  return w->traversals * (w->var_size ? w->var_size[v] : 1);
+}
 
 void fus_cost(const FusGraph *g, const int *cl, FusCost *out);
 void fus_cost_before(const FusGraph *g, FusCost *out); /* the all-singleton partition */
 FusWeights fus_cost_weights(const FusGraph *g);
+
+/* A cost model (issue 38; fusion/README.md "Cost models"). `unit` is the
+ * paper's lexicographic model; a sized model prices each term in seconds per
+ * element from a calibration of the machine (cost_model.c):
+ *   objective = sum over clusters (launch + pass * space)
+ *             + sum over materialised arrays write * length
+ *             + sum over traversals read * length
+ * where space and length come from the graph's sizes (fus_graph_set_sizes),
+ * default_size elements where nothing is known. */
+typedef struct FusCostModel {
+  int unit;
+  double launch, pass, write, read;
+  double default_size;
+  const char *origin; /* "unit", or the file it was read from (for reports) */
+} FusCostModel;
+extern const FusCostModel fus_cost_unit;
+/* Reads a cost file (the text form fus_cost_model_print writes). Returns 0,
+ * or -1 after printing "FILE:LINE:COL: error: ..." on stderr. */
+int fus_cost_model_load(const char *path, FusCostModel *out);
+int fus_cost_model_parse(const char *text, const char *what, FusCostModel *out);
+void fus_cost_model_print(NzBuf *b, const FusCostModel *m, const char *comment);
+/* Attaches a model to a finished graph, with measured elements per
+ * invocation (inv_elems[i] < 0: unknown; NULL: none known). Array lengths
+ * are derived: an array's iterating consumer's space, else its producer's,
+ * else the model's default. The unit model ignores sizes. */
+void fus_graph_set_model(FusGraph *g, const FusCostModel *m, const double *inv_elems);
+
+/* One line of a runtime profile (runtime/README.md; DESIGN.md's columns
+ * program,backend,device,kernel,cluster,soacs,launches,elements,
+ * bytes_allocated,seconds), split in place from the right (a program path may
+ * hold commas). Returns 1 for a kernel's row, 0 for the header and the
+ * (total) row, -1 for anything else. */
+typedef struct {
+  const char *kernel;
+  char *cluster; /* invocation names separated by spaces */
+  double soacs, launches, elements, bytes, seconds;
+} FusProfileRow;
+int fus_profile_row(char *line, FusProfileRow *out);
+
+/* Least squares with non-negative coefficients (cost_model.c), for the
+ * calibration: minimises |A x - y| over x >= 0, A row-major nrow x ncol
+ * (ncol <= 8), by active sets on the normal equations. Returns 0, or -1 when
+ * the system is degenerate (a column of zeros, fewer rows than columns). */
+int fus_nnls(int nrow, int ncol, const double *A, const double *y, double *x);
 
 /* ------------------------------------------------------------- sched.c */
 

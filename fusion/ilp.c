@@ -192,7 +192,7 @@ FusIlp *fus_ilp_build_variant(const FusGraph *g, int implied) {
   /* Kernels: k_j = 1 iff j is the first member of its cluster:
    * k_j >= 1 - sum_{i<j} (1 - f_ij). */
   for (int j = 0; j < n; j++) {
-    int k = fus_ilp_col(m, nz_sprintf(A, "k_%d", j), 0, 1, w.kernels, 1, 'k', j, -1);
+    int k = fus_ilp_col(m, nz_sprintf(A, "k_%d", j), 0, 1, fus_w_kernel(&w, j), 1, 'k', j, -1);
     fus_ilp_row(m, nz_sprintf(A, "kernel_%d", j), 'G', 1 - j);
     fus_ilp_term(m, k, 1);
     for (int i = 0; i < j; i++) fus_ilp_term(m, fcol(fbase, n, i, j), -1);
@@ -203,7 +203,7 @@ FusIlp *fus_ilp_build_variant(const FusGraph *g, int implied) {
   for (int v = 0; v < g->nvar; v++) {
     const FusVar *x = &g->var[v];
     if (!x->is_array || x->producer < 0 || (!x->live_out && x->nconsumers == 0)) continue;
-    int c = fus_ilp_col(m, nz_sprintf(A, "c_%d", v), x->live_out ? 1 : 0, 1, w.arrays, 1, 'c', v, -1);
+    int c = fus_ilp_col(m, nz_sprintf(A, "c_%d", v), x->live_out ? 1 : 0, 1, fus_w_array(&w, v), 1, 'c', v, -1);
     if (x->live_out) continue;
     for (int u = 0; u < x->nconsumers; u++) {
       int j = x->consumers[u];
@@ -220,7 +220,7 @@ FusIlp *fus_ilp_build_variant(const FusGraph *g, int implied) {
     if (!x->is_array) continue;
     for (int u = 0; u < x->nconsumers; u++) {
       int i = x->consumers[u];
-      int t = fus_ilp_col(m, nz_sprintf(A, "t_%d_%d", i, v), 0, 1, w.traversals, 1, 't', i, v);
+      int t = fus_ilp_col(m, nz_sprintf(A, "t_%d_%d", i, v), 0, 1, fus_w_read(&w, v), 1, 't', i, v);
       int others = u + (x->producer >= 0);
       fus_ilp_row(m, nz_sprintf(A, "read_%d_%d", i, v), 'G', 1 - others);
       fus_ilp_term(m, t, 1);
@@ -505,7 +505,7 @@ FusIlp *fus_ilp_build_group(const FusGroup *G, FusWeights w, int tight) {
   /* Kernels of the group's clusters: k_j >= 1 - sum_{members i<j} (1 - f_ij). */
   int kbase = m->ncols;
   for (int b = 0; b < ng; b++) {
-    int k = fus_ilp_col(m, nz_sprintf(A, "k_%d", mem[b]), 0, 1, w.kernels, 1, 'k', mem[b], -1);
+    int k = fus_ilp_col(m, nz_sprintf(A, "k_%d", mem[b]), 0, 1, fus_w_kernel(&w, mem[b]), 1, 'k', mem[b], -1);
     fus_ilp_row(m, nz_sprintf(A, "kernel_%d", mem[b]), 'G', 1 - b);
     fus_ilp_term(m, k, 1);
     for (int a = 0; a < b; a++) fus_ilp_term(m, fcol(fbase, ng, a, b), -1);
@@ -572,7 +572,7 @@ FusIlp *fus_ilp_build_group(const FusGroup *G, FusWeights w, int tight) {
         for (int e = 0; e < u && !one; e++) one = apart[x->consumers[e] * n + j];
       }
     }
-    int c = fus_ilp_col(m, nz_sprintf(A, "c_%d", v), one, 1, w.arrays, 1, 'c', v, -1);
+    int c = fus_ilp_col(m, nz_sprintf(A, "c_%d", v), one, 1, fus_w_array(&w, v), 1, 'c', v, -1);
     if (one) continue;
     for (int u = 0; u < x->nconsumers; u++) {
       int j = x->consumers[u];
@@ -594,7 +594,7 @@ FusIlp *fus_ilp_build_group(const FusGroup *G, FusWeights w, int tight) {
     for (int u = 0; u < x->nconsumers; u++) {
       int i = x->consumers[u];
       if (lid[i] < 0) continue;
-      int t = fus_ilp_col(m, nz_sprintf(A, "t_%d_%d", i, v), 0, 1, w.traversals, 1, 't', i, v);
+      int t = fus_ilp_col(m, nz_sprintf(A, "t_%d_%d", i, v), 0, 1, fus_w_read(&w, v), 1, 't', i, v);
       int others = p >= 0;
       for (int e = 0; e < u; e++) others += lid[x->consumers[e]] >= 0;
       fus_ilp_row(m, nz_sprintf(A, "read_%d_%d", i, v), 'G', 1 - others);

@@ -66,7 +66,7 @@ static FusIlp *build(Lazy *L) {
   /* The cost rows of the reference with f = 1 - x (ILP.md). */
   int kbase = m->ncols;
   for (int j = 0; j < n; j++) {
-    int k = fus_ilp_col(m, nz_sprintf(A, "k_%d", j), 0, 1, w.kernels, 1, 'k', j, -1);
+    int k = fus_ilp_col(m, nz_sprintf(A, "k_%d", j), 0, 1, fus_w_kernel(&w, j), 1, 'k', j, -1);
     fus_ilp_row(m, nz_sprintf(A, "kernel_%d", j), 'G', 1);
     fus_ilp_term(m, k, 1);
     for (int i = 0; i < j; i++)
@@ -87,7 +87,7 @@ static FusIlp *build(Lazy *L) {
   for (int v = 0; v < g->nvar; v++) {
     const FusVar *x = &g->var[v];
     if (!x->is_array || x->producer < 0 || (!x->live_out && x->nconsumers == 0)) continue;
-    int c = fus_ilp_col(m, nz_sprintf(A, "c_%d", v), x->live_out ? 1 : 0, 1, w.arrays, 1, 'c', v, -1);
+    int c = fus_ilp_col(m, nz_sprintf(A, "c_%d", v), x->live_out ? 1 : 0, 1, fus_w_array(&w, v), 1, 'c', v, -1);
     if (x->live_out) continue;
     for (int u = 0; u < x->nconsumers; u++) {
       int j = x->consumers[u];

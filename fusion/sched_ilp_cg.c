@@ -1263,7 +1263,7 @@ static int phase_one(CG *C, int perturbed) {
     cg_lp_cost(C->lp, i, 1);
     cg_lp_col_bounds(C->lp, i, 0, INFINITY);
   }
-  FusWeights zero = {0, 0, 0};
+  FusWeights zero = {0};
   for (;;) {
     if (solve_lp(C, 0) != 0 || C->lp_status != CG_LP_OPT) break;
     if (cg_lp_value(C->lp) < 1e-9) {
@@ -2208,6 +2208,13 @@ static int branch_pair(CG *C, int *bi, int *bj) {
 }
 
 int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
+  if (g->model && !g->model->unit) {
+    /* Its bounds and its branch on the array count rest on the unit model's
+     * lexicographic weights (fus_cg_array_branch). */
+    fprintf(stderr, "nessie: ilp-cg supports only the unit cost model (--cost=unit); with --cost=%s use "
+                    "--scheduler=ilp, ilp-lazy or ilp-decomp\n", g->model->origin ? g->model->origin : "FILE");
+    return -1;
+  }
   int n = g->ninv, W = g->words;
   double t0 = nz_now();
   CG C = {0};

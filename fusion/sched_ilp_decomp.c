@@ -84,7 +84,7 @@ static FusIlp *build(const FusGroup *G, FusWeights w, void **auxp) {
   }
   int kbase = m->ncols;
   for (int b = 0; b < ng; b++) {
-    int k = fus_ilp_col(m, nz_sprintf(A, "k_%d", mem[b]), 0, 1, w.kernels, 1, 'k', mem[b], -1);
+    int k = fus_ilp_col(m, nz_sprintf(A, "k_%d", mem[b]), 0, 1, fus_w_kernel(&w, mem[b]), 1, 'k', mem[b], -1);
     fus_ilp_row(m, nz_sprintf(A, "kernel_%d", mem[b]), 'G', 1);
     fus_ilp_term(m, k, 1);
     for (int a = 0; a < b; a++)
@@ -134,7 +134,7 @@ static FusIlp *build(const FusGroup *G, FusWeights w, void **auxp) {
   for (int v = 0; v < g->nvar; v++) {
     const FusVar *x = &g->var[v];
     if (!x->is_array || x->producer < 0 || G->lid[x->producer] < 0 || x->live_out || x->nconsumers == 0) continue;
-    int c = fus_ilp_col(m, nz_sprintf(A, "c_%d", v), 0, 1, w.arrays, 1, 'c', v, -1);
+    int c = fus_ilp_col(m, nz_sprintf(A, "c_%d", v), 0, 1, fus_w_array(&w, v), 1, 'c', v, -1);
     for (int u = 0; u < x->nconsumers; u++) {
       int j = x->consumers[u];
       fus_ilp_row(m, nz_sprintf(A, "array_%d_%d", v, j), 'G', 1);

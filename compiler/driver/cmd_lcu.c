@@ -12,6 +12,8 @@ static void lcu_usage(FILE *f) {
         "FUSION options: --scheduler=S (fuse: ilp; the strategies are listed below)\n"
         "       --solver=glpk|cbc  --time-limit=SEC  --work-limit=N  --strict-float\n"
         "       --dot=DIR [--png] [--dot-scalars] [--dot-time-limit=SEC]  --dump-ilp=FILE.lp\n"
+        "       --cost=unit|FILE [--sizes=PROFILE.csv]  the cost model (FILE: nessie-bench --calibrate;\n"
+        "       sizes: elements per kernel from an unfused run's profile; fusion/README.md)\n"
         "--time-limit bounds an exact scheduler's search in seconds (default 10), --work-limit\n"
         "in counted work (without --time-limit, work alone: a run repeats on any machine);\n"
         "--strict-float: no fusion that reorders a float reduction (fusion/README.md, \"Decisions\")\n"

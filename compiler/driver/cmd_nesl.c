@@ -856,7 +856,7 @@ static int job_main(void *arg) {
 static void usage(FILE *f) {
   fputs("usage: nessie check PROG.nesl\n"
         "       nessie run PROG.nesl [-e EXPR] [--interp=ast|lcu] [--check] [--no-opt] [--keep-going]\n"
-        "                  [--scheduler=S [--solver=glpk|cbc] [--time-limit=SEC]]\n"
+        "                  [--scheduler=S [--solver=glpk|cbc] [--time-limit=SEC] [--cost=unit|FILE]]\n"
         "       nessie emit PROG.nesl --stage=ast|mono|flan|lcu|fused [--scheduler=S] [--show] [--compile-time]\n"
         "                  [--no-opt]\n"
         "  (mono: the monomorphic program as NESL; flan: the flattener's λcu before the Flan\n"

@@ -18,6 +18,8 @@ typedef struct {
   int dot_scalars; /* --dot-scalars: input scalars drawn as nodes, not folded into labels */
   double dot_limit; /* --dot-time-limit=SEC, per picture */
   int time_given;   /* --time-limit was given (else --work-limit turns it off) */
+  FusCostModel cost;      /* --cost=unit|FILE (default unit) */
+  const char *sizes_path; /* --sizes=PROFILE.csv: elements per invocation, or NULL */
 } DrvFuse;
 void drv_fuse_defaults(DrvFuse *o);
 int drv_fuse_option(DrvFuse *o, const char *arg); /* 1 taken, 0 not ours, -1 bad */

@@ -1,6 +1,7 @@
 /* fuse.c — the fusion pipeline as the driver runs it (`nessie lcu fuse`,
  * `nessie lcu run --scheduler=S`): prepare regions, schedule each with the
  * chosen strategy, report the DESIGN.md metrics, draw, rewrite, re-check. */
+#include <errno.h>
 #include <sys/stat.h>
 
 #include "driver.h"
@@ -10,6 +11,7 @@ void drv_fuse_defaults(DrvFuse *o) {
   memset(o, 0, sizeof *o);
   o->scheduler = "none";
   o->dot_limit = FUS_DOT_TIME_LIMIT;
+  o->cost = fus_cost_unit;
   fus_options_default(&o->opt);
 }
 
@@ -64,6 +66,17 @@ int drv_fuse_option(DrvFuse *o, const char *a) {
     o->opt.strict_float = 1;
     return 1;
   }
+  if (!strncmp(a, "--cost=", 7)) {
+    if (!strcmp(a + 7, "unit")) {
+      o->cost = fus_cost_unit;
+      return 1;
+    }
+    return fus_cost_model_load(a + 7, &o->cost) == 0 ? 1 : -1;
+  }
+  if (!strncmp(a, "--sizes=", 8)) {
+    o->sizes_path = a + 8;
+    return 1;
+  }
   if (!strncmp(a, "--dump-ilp=", 11)) {
     o->opt.dump_ilp = a + 11;
     return 1;
@@ -85,6 +98,76 @@ static int ensure_dir(const char *dir) {
   return 0;
 }
 
+/* Elements per launch of each kernel in a runtime profile (runtime/README.md,
+ * DESIGN.md's columns): a kernel's row gives elements / (launches * soacs)
+ * to each invocation its `cluster` column lists (exact for an unfused
+ * profile, one invocation per kernel; an average for a fused one). */
+typedef struct {
+  int n, cap;
+  const char **name;
+  double *elems;
+} Sizes;
+
+static int sizes_load(const char *path, Sizes *S) {
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    nz_error("--sizes=%s: cannot read it: %s", path, strerror(errno));
+    return -1;
+  }
+  char line[8192];
+  int lineno = 0, header = 0;
+  while (fgets(line, sizeof line, f)) {
+    FusProfileRow row;
+    int k = fus_profile_row(line, &row);
+    if (++lineno == 1 && k != 0) {
+      fclose(f);
+      nz_error("%s:1:1: not a nessie profile (its header is program,backend,device,kernel,cluster,soacs,"
+               "launches,elements,...)", path);
+      return -1;
+    }
+    header = 1;
+    if (k < 0) {
+      fclose(f);
+      nz_error("%s:%d:1: not a profile row (10 columns, the last five numbers)", path, lineno);
+      return -1;
+    }
+    if (k == 0 || row.launches <= 0) continue;
+    double soacs = row.soacs < 1 ? 1 : row.soacs, launches = row.launches, elems = row.elements;
+    for (char *save = NULL, *w = strtok_r(row.cluster, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+      if (S->n == S->cap) {
+        S->cap = S->cap ? 2 * S->cap : 64;
+        S->name = nz_xrealloc(S->name, sizeof(char *) * (size_t)S->cap);
+        S->elems = nz_xrealloc(S->elems, sizeof(double) * (size_t)S->cap);
+      }
+      S->name[S->n] = nz_xstrdup(w);
+      S->elems[S->n++] = elems / (launches * soacs);
+    }
+  }
+  fclose(f);
+  if (!header) {
+    nz_error("%s: empty (not a nessie profile)", path);
+    return -1;
+  }
+  return 0;
+}
+
+static void sizes_free(Sizes *S) {
+  for (int i = 0; i < S->n; i++) free((void *)S->name[i]);
+  free(S->name);
+  free(S->elems);
+}
+
+/* The graph's elements per invocation from the profile (-1: not in it). */
+static double *sizes_for(const Sizes *S, const FusGraph *g) {
+  double *e = nz_xmalloc(sizeof(double) * (size_t)(g->ninv ? g->ninv : 1));
+  for (int i = 0; i < g->ninv; i++) {
+    e[i] = -1;
+    for (int k = 0; k < S->n && e[i] < 0; k++)
+      if (!strcmp(S->name[k], g->inv[i].name)) e[i] = S->elems[k];
+  }
+  return e;
+}
+
 int drv_fuse(LcuProgram *p, DrvFuse *o, NzBuf *report) {
   /* A work limit alone replaces the default time limit: the search is then
    * bounded by work only, and repeats on any machine. */
@@ -95,6 +178,21 @@ int drv_fuse(LcuProgram *p, DrvFuse *o, NzBuf *report) {
     return NZ_EXIT_INTERNAL;
   }
   if (o->dot_dir && ensure_dir(o->dot_dir) != 0) return NZ_EXIT_USER;
+  Sizes sizes = {0};
+  if (o->sizes_path && o->cost.unit) nz_warning("--sizes does nothing under the unit cost model (--cost=FILE)");
+  if (o->sizes_path && sizes_load(o->sizes_path, &sizes) != 0) {
+    sizes_free(&sizes);
+    return NZ_EXIT_USER;
+  }
+  if (report && !o->cost.unit) {
+    NzBuf m = {0};
+    fus_cost_model_print(&m, &o->cost, NULL);
+    for (char *l = m.s, *e; l && *l; l = e + 1) {
+      e = strchr(l, '\n');
+      nz_buf_printf(report, "// cost %.*s\n", (int)(e - l), l);
+    }
+    nz_buf_free(&m);
+  }
   FusLcuRegions *rs = fus_lcu_regions(p);
   FusNames *names = fus_names_new(p);
   int rc = NZ_EXIT_OK;
@@ -102,6 +200,9 @@ int drv_fuse(LcuProgram *p, DrvFuse *o, NzBuf *report) {
   for (int i = 0; i < rs->n && rc == NZ_EXIT_OK; i++) {
     FusLcuRegion *r = &rs->r[i];
     r->graph->strict_float = o->opt.strict_float;
+    double *elems = o->sizes_path ? sizes_for(&sizes, r->graph) : NULL;
+    fus_graph_set_model(r->graph, &o->cost, elems);
+    free(elems);
     FusSchedule s;
     if (fus_schedule(r->graph, o->scheduler, &o->opt, &s) != 0) {
       rc = NZ_EXIT_USER;
@@ -138,6 +239,7 @@ int drv_fuse(LcuProgram *p, DrvFuse *o, NzBuf *report) {
     nz_buf_printf(report, "// total: %d regions, kernels %d -> %d, arrays %d -> %d, traversals %d -> %d\n", rs->n,
                   tb.kernels, ta.kernels, tb.arrays, ta.arrays, tb.traversals, ta.traversals);
   fus_lcu_regions_free(rs);
+  sizes_free(&sizes);
   fus_names_free(names);
   if (o->opt.dump_ilp && rc == NZ_EXIT_OK && o->opt.dump_seq == 0)
     nz_warning("--dump-ilp=%s does nothing here: scheduler %s built no ILP instance", o->opt.dump_ilp, o->scheduler);

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Sized cost models from the command line (issue 38; fusion/README.md "Cost models"):
+#  - nessie-bench --calibrate writes a cost file that every command reads back
+#    (--cost=FILE), with finite non-negative weights (their values depend on the
+#    machine and are not checked);
+#  - --sizes=PROFILE.csv takes elements per kernel from an unfused run's profile:
+#    the objective of the fused report grows with the run's size;
+#  - the program still prints what `nessie run` prints when fused under the model;
+#  - bad cost files, a missing one, a non-profile as --sizes and ilp-cg under a sized
+#    model are refused with a message and exit 1 or 2, never a crash.
+# Nothing here depends on the machine's speed.
+. "$(dirname "$0")/common.bash"
+"$bin/nessie-bench" --calibrate --calibrate-sizes=200,2000 --reps=1 --out="$tmp/m.cost" 2>"$tmp/cal.err" ||
+  { bad "calibrate failed"; cat "$tmp/cal.err"; }
+grep -q '^model sized$' "$tmp/m.cost" || bad "calibrated file has no 'model sized' line"
+for k in launch pass write read default-size; do
+  v=$(awk -v k=$k '$1 == k { print $2 }' "$tmp/m.cost")
+  python3 -c "import math,sys; v=float(sys.argv[1]); sys.exit(0 if math.isfinite(v) and v >= 0 else 1)" "$v" 2>/dev/null ||
+    bad "calibrated $k is '$v'"
+done
+grep -q 'median relative error' "$tmp/cal.err" || bad "calibrate reports no fit quality"
+# A fixed model, so that the objective's growth is certain.
+printf 'model sized\nlaunch 1e-6\npass 1e-9\nwrite 3e-9\nread 1e-9\ndefault-size 1000\n' >"$tmp/f.cost"
+cat >"$tmp/p.nesl" <<'EOF'
+function work(n) = let a = {float(i) : i in [0:n]}; b = {x * 2.0 : x in a} in sum({x + y : x in a; y in b}) $
+work(20000) $
+EOF
+"$bin/nessie" run "$tmp/p.nesl" >"$tmp/ast.out" 2>&1
+nessie=$(cd "$bin" && pwd)/nessie
+(cd "$tmp" && NESSIE_PROFILE=prof.csv NESSIE_CACHE_DIR=$tmp/cache "$nessie" run p.nesl --target=c --scheduler=none >/dev/null 2>&1) ||
+  bad "unfused profile run failed"
+objective() { sed -n 's/.*objective \([0-9.e+-]*\) -> .*/\1/p' | head -1; }
+for s in ilp ilp-lazy greedy-down; do
+  "$bin/nessie" emit "$tmp/p.nesl" --stage=fused --scheduler=$s --cost="$tmp/f.cost" >"$tmp/d.lcu" 2>"$tmp/err" ||
+    { bad "$s: emit under a cost file failed"; cat "$tmp/err"; continue; }
+  grep -q '^// cost model sized' "$tmp/d.lcu" || bad "$s: the report does not name the model"
+  "$bin/nessie" emit "$tmp/p.nesl" --stage=fused --scheduler=$s --cost="$tmp/f.cost" --sizes="$tmp/prof.csv" >"$tmp/s.lcu" 2>"$tmp/err" ||
+    { bad "$s: emit with --sizes failed"; cat "$tmp/err"; continue; }
+  o1=$(objective <"$tmp/d.lcu") o2=$(objective <"$tmp/s.lcu")
+  python3 -c "import sys; sys.exit(0 if float(sys.argv[2]) > 10 * float(sys.argv[1]) else 1)" "$o1" "$o2" ||
+    bad "$s: unfused objective with 20000-element sizes ($o2) is not far above the default sizes' ($o1)"
+  NESSIE_CACHE_DIR=$tmp/cache "$bin/nessie" run "$tmp/p.nesl" --target=c --scheduler=$s --cost="$tmp/f.cost" \
+    --sizes="$tmp/prof.csv" >"$tmp/c.out" 2>&1
+  cmp -s "$tmp/ast.out" "$tmp/c.out" || bad "$s: compiled under the model, the output differs from nessie run"
+done
+"$bin/nessie" lcu fuse tests/lcu/dotprod.lcu --scheduler=ilp --cost="$tmp/m.cost" >/dev/null 2>"$tmp/err" ||
+  { bad "lcu fuse --cost failed"; cat "$tmp/err"; }
+"$bin/nessie-bench" tests/lcu/dotprod.lcu --scheduler=ilp,greedy-down --cost="$tmp/m.cost" --format=csv >"$tmp/b.csv" 2>"$tmp/err" ||
+  { bad "nessie-bench --cost failed"; cat "$tmp/err"; }
+refused() { # WHAT EXPECTED-TEXT COMMAND...: exit 1 or 2 (not a crash) and the text on stderr
+  local what=$1 want=$2
+  shift 2
+  "$@" >/dev/null 2>"$tmp/err"
+  local rc=$?
+  [ $rc -eq 1 ] || [ $rc -eq 2 ] || bad "$what: exit $rc, want 1 or 2"
+  grep -q -- "$want" "$tmp/err" || { bad "$what: no message '$want'"; cat "$tmp/err"; }
+}
+printf 'model sized\nlaunch 1e-6\npass x\n' >"$tmp/bad.cost"
+refused "bad cost file" "bad.cost:3:6: error: not a finite non-negative number 'x'" \
+  "$bin/nessie" emit "$tmp/p.nesl" --stage=fused --cost="$tmp/bad.cost"
+refused "missing cost file" "cannot read the cost file" "$bin/nessie" emit "$tmp/p.nesl" --stage=fused --cost="$tmp/none.cost"
+refused "not a profile" "not a nessie profile" \
+  "$bin/nessie" emit "$tmp/p.nesl" --stage=fused --scheduler=ilp --cost="$tmp/f.cost" --sizes="$tmp/f.cost"
+refused "ilp-cg under a sized model" "ilp-cg supports only the unit cost model" \
+  "$bin/nessie" emit "$tmp/p.nesl" --stage=fused --scheduler=ilp-cg --cost="$tmp/f.cost"
+refused "nessie-bench bad cost file" "bad.cost:3:6" "$bin/nessie-bench" tests/lcu/dotprod.lcu --cost="$tmp/bad.cost"
+exit $fail
