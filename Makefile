@@ -6,6 +6,7 @@
 #   make deps     install missing Debian packages (.ci/install-deps)
 #   make plots    the solver-performance and fusion-quality experiments into results/
 #                 (SIZE=tiny|small|default|large, JOBS=2; default takes about 20 minutes)
+#   make costmodel  calibrate the sized cost model and validate both models against time
 # Under CI=true warnings are errors.
 
 CC      ?= cc
@@ -68,7 +69,7 @@ BINS    := $(RTLIB) $(RTHDR) $(RTCUDA) $(B)/nessie $(if $(wildcard generators/ne
            $(if $(wildcard generators/nessie-neslgen.c),$(B)/nessie-neslgen) \
            $(if $(wildcard experiments/nessie-bench.c),$(B)/nessie-bench)
 
-.PHONY: all test run deps clean asan unit format fuzz fuzz-lcu plots bench test-gpu pictures experiments
+.PHONY: all test run deps clean asan unit format fuzz fuzz-lcu plots bench test-gpu pictures experiments costmodel
 all: $(BINS) $(UNITBIN)
 
 $(O)/%.o: %.c
@@ -160,6 +161,13 @@ plots: deps
 experiments: deps
 	$(MAKE) all
 	bash experiments/programs.sh --size=$(SIZE) --jobs=$(JOBS) --out=results
+
+# Does a cost model rank schedules as their times do? (experiments/costmodel.py):
+# calibrate, then every program's named, ILP (unit and sized) and random schedules,
+# interleaved runs, Spearman's rho per program. SIZE=small by default here.
+costmodel: deps
+	$(MAKE) all
+	python3 experiments/costmodel.py --size=$(if $(filter default,$(SIZE)),small,$(SIZE)) --out=results
 
 # Compiled Nessie against hand-written C + OpenMP (experiments/cbench/run.sh):
 # results/cbench/. BENCH_N elements (default 10^7), BENCH_RUNS runs (default 5).

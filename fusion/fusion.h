@@ -265,6 +265,7 @@ typedef struct {
    * fus_vcompat): fused programs then give bit-identical results to the
    * unfused interpreter (fusion/README.md, "Decisions"). */
   int strict_float;
+  unsigned long long seed; /* the `random` scheduler's (--partition-seed) */
   const char *dump_ilp; /* write each ILP instance here (CPLEX LP), or NULL */
   int dump_seq;         /* instances dumped so far; the second gets FILE.1 etc. */
   int dump_failed;      /* some instance could not be written (the scheduler then fails) */
@@ -326,6 +327,7 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out);     
  * LP's solution. */
 int fus_cg_array_branch(FusWeights w, double bound, int klo, double best, double as, double ts, int *a, int *thi);
 int fus_sched_exhaustive(const FusGraph *g, FusOptions *opt, FusSchedule *out);  /* exhaustive.c */
+int fus_sched_random(const FusGraph *g, FusOptions *opt, FusSchedule *out);      /* sched_random.c */
 
 /* -------------------------------------------------------- exhaustive.c */
 

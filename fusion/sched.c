@@ -15,6 +15,7 @@ const FusScheduler fus_schedulers[] = {
     {"ilp-decomp", fus_sched_ilp_decomp, "ilp-lazy per may-fuse component: lazy rows and cuts in the search, conflicts repaired or merged"},
     {"ilp-cg", fus_sched_ilp_cg, "set partitioning over legal clusters by branch-and-price (columns priced, CLP LPs)"},
     {"exhaustive", fus_sched_exhaustive, "every legal partition, for regions of at most 12 invocations"},
+    {"random", fus_sched_random, "a random legal partition (--partition-seed=S), to validate cost models"},
     {NULL, NULL, NULL},
 };
 

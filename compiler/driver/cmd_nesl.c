@@ -978,7 +978,7 @@ int drv_cmd_nesl(int argc, char **argv) {
   }
   if (j.emit && !strcmp(j.stage, "fused")) {
     j.fuse = true;
-    if (!strcmp(j.fo.scheduler, "none")) j.fo.scheduler = "greedy-down";
+    if (!j.fo.scheduler_given) j.fo.scheduler = "greedy-down"; /* --scheduler=none: the unfused report */
   }
   if (j.run && j.fuse && !j.lcu) {
     fprintf(stderr, "nessie run: --scheduler needs --interp=lcu (or --target=c)\n");

@@ -12,6 +12,7 @@ int drv_cmd_nesl(int argc, char **argv); /* cmd_nesl.c: check, run, emit, build 
 #include "fusion.h"
 typedef struct {
   const char *scheduler; /* a name in fus_schedulers */
+  int scheduler_given;   /* --scheduler was on the command line */
   FusOptions opt;
   const char *dot_dir; /* --dot=DIR or NULL */
   int png;
@@ -20,6 +21,8 @@ typedef struct {
   int time_given;   /* --time-limit was given (else --work-limit turns it off) */
   FusCostModel cost;      /* --cost=unit|FILE (default unit) */
   const char *sizes_path; /* --sizes=PROFILE.csv: elements per invocation, or NULL */
+  FusCostModel report_cost; /* --report-cost=FILE: also report each region's objective under it */
+  int report_set;
 } DrvFuse;
 void drv_fuse_defaults(DrvFuse *o);
 int drv_fuse_option(DrvFuse *o, const char *arg); /* 1 taken, 0 not ours, -1 bad */

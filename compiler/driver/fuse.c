@@ -20,6 +20,7 @@ void drv_fuse_defaults(DrvFuse *o) {
 int drv_fuse_option(DrvFuse *o, const char *a) {
   if (!strncmp(a, "--scheduler=", 12)) {
     o->scheduler = a + 12;
+    o->scheduler_given = 1;
     if (!fus_scheduler_find(o->scheduler)) {
       fprintf(stderr, "nessie: unknown scheduler '%s'; one of:", o->scheduler);
       for (const FusScheduler *s = fus_schedulers; s->name; s++) fprintf(stderr, " %s", s->name);
@@ -72,6 +73,15 @@ int drv_fuse_option(DrvFuse *o, const char *a) {
       return 1;
     }
     return fus_cost_model_load(a + 7, &o->cost) == 0 ? 1 : -1;
+  }
+  if ((r = nz_opt_ll(a, "--partition-seed", 0, INT64_MAX, &work)) != 0) {
+    if (r > 0) o->opt.seed = (unsigned long long)work;
+    return r;
+  }
+  if (!strncmp(a, "--report-cost=", 14)) {
+    if (fus_cost_model_load(a + 14, &o->report_cost) != 0) return -1;
+    o->report_set = !o->report_cost.unit;
+    return 1;
   }
   if (!strncmp(a, "--sizes=", 8)) {
     o->sizes_path = a + 8;
@@ -179,7 +189,8 @@ int drv_fuse(LcuProgram *p, DrvFuse *o, NzBuf *report) {
   }
   if (o->dot_dir && ensure_dir(o->dot_dir) != 0) return NZ_EXIT_USER;
   Sizes sizes = {0};
-  if (o->sizes_path && o->cost.unit) nz_warning("--sizes does nothing under the unit cost model (--cost=FILE)");
+  if (o->sizes_path && o->cost.unit && !o->report_set)
+    nz_warning("--sizes does nothing under the unit cost model (--cost=FILE or --report-cost=FILE)");
   if (o->sizes_path && sizes_load(o->sizes_path, &sizes) != 0) {
     sizes_free(&sizes);
     return NZ_EXIT_USER;
@@ -202,9 +213,9 @@ int drv_fuse(LcuProgram *p, DrvFuse *o, NzBuf *report) {
     r->graph->strict_float = o->opt.strict_float;
     double *elems = o->sizes_path ? sizes_for(&sizes, r->graph) : NULL;
     fus_graph_set_model(r->graph, &o->cost, elems);
-    free(elems);
     FusSchedule s;
     if (fus_schedule(r->graph, o->scheduler, &o->opt, &s) != 0) {
+      free(elems);
       rc = NZ_EXIT_USER;
       break;
     }
@@ -220,6 +231,23 @@ int drv_fuse(LcuProgram *p, DrvFuse *o, NzBuf *report) {
                     i, r->func->name, o->scheduler, fus_status_name(s.status), before.kernels, after.kernels,
                     before.arrays, after.arrays, before.traversals, after.traversals, before.objective,
                     after.objective, s.solve_seconds);
+      if (!o->cost.unit) { /* the paper's objective of the same partition, for comparison */
+        FusCost ub, ua;
+        const FusCostModel *m = r->graph->model;
+        r->graph->model = NULL;
+        fus_cost_before(r->graph, &ub);
+        fus_cost(r->graph, s.cl, &ua);
+        r->graph->model = m;
+        nz_buf_printf(report, "//   unit objective %g -> %g\n", ub.objective, ua.objective);
+      }
+      if (o->report_set) { /* the same partition priced by another sized model */
+        FusCost rb, ra;
+        fus_graph_set_model(r->graph, &o->report_cost, elems);
+        fus_cost_before(r->graph, &rb);
+        fus_cost(r->graph, s.cl, &ra);
+        fus_graph_set_model(r->graph, &o->cost, elems);
+        nz_buf_printf(report, "//   sized objective %g -> %g\n", rb.objective, ra.objective);
+      }
       NzBuf part = {0};
       fus_partition_print(&part, r->graph, s.cl);
       nz_buf_printf(report, "//   clusters: %s\n", part.s ? part.s : "");
@@ -234,6 +262,7 @@ int drv_fuse(LcuProgram *p, DrvFuse *o, NzBuf *report) {
     }
     if (rc == NZ_EXIT_OK && fus_lcu_rewrite(p, names, r, s.cl) != 0) rc = NZ_EXIT_INTERNAL;
     fus_schedule_free(&s);
+    free(elems);
   }
   if (report)
     nz_buf_printf(report, "// total: %d regions, kernels %d -> %d, arrays %d -> %d, traversals %d -> %d\n", rs->n,
