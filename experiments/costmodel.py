@@ -56,25 +56,13 @@ def sh(cmd, **kw):
 
 
 def spearman(xs, ys):
-    def ranks(v):
-        order = sorted(range(len(v)), key=lambda i: v[i])
-        r = [0.0] * len(v)
-        i = 0
-        while i < len(v):
-            j = i
-            while j + 1 < len(v) and v[order[j + 1]] == v[order[i]]:
-                j += 1
-            for k in range(i, j + 1):
-                r[order[k]] = (i + j) / 2.0
-            i = j + 1
-        return r
-    if len(xs) < 3:
-        return float("nan")
-    rx, ry = ranks(xs), ranks(ys)
-    mx, my = statistics.mean(rx), statistics.mean(ry)
-    num = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
-    den = (sum((a - mx) ** 2 for a in rx) * sum((b - my) ** 2 for b in ry)) ** 0.5
-    return num / den if den else float("nan")
+    """programs-tables.py's (one definition of the statistic); NaN where it has none."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("tables", os.path.join(ROOT, "experiments/programs-tables.py"))
+    tables = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tables)
+    r = tables.spearman(xs, ys)
+    return float("nan") if r is None else r
 
 
 def objectives(text):
