@@ -158,7 +158,11 @@ void fus_graph_set_model(FusGraph *g, const FusCostModel *m, const double *inv_e
   if (!m || m->unit) return;
   double *is = NZ_NEWN(g->arena, double, g->ninv ? g->ninv : 1);
   double *vs = NZ_NEWN(g->arena, double, g->nvar ? g->nvar : 1);
-  for (int i = 0; i < g->ninv; i++) is[i] = inv_elems && inv_elems[i] >= 0 ? inv_elems[i] : -1;
+  /* A constant symbolic space (fus_shape.c) is exact; else what was measured. */
+  for (int i = 0; i < g->ninv; i++)
+    is[i] = g->space_value && g->space_value[i] >= 0 ? g->space_value[i]
+            : inv_elems && inv_elems[i] >= 0      ? inv_elems[i]
+                                                   : -1;
   /* Invocations over the same symbolic space share what is known of it. */
   for (int i = 0; i < g->ninv; i++)
     if (is[i] < 0 && g->inv[i].size != FUS_UNKNOWN)

@@ -59,6 +59,13 @@ int fus_lcu_prepare(LcuProgram *p);
 enum { FUS_LET_INV, FUS_LET_SCALAR, FUS_LET_BARRIER };
 int fus_lcu_let_kind(const LcuExpr *let);
 
+/* ----------------------------------------------------------- fus_shape.c */
+/* Each invocation's iteration space as a polynomial in its function's
+ * parameters and unknowns (expr[i], text in `out`: "#bodies_99^2"), and its
+ * value where the polynomial is a constant (value[i], else -1). */
+struct FusLcuRegion;
+void fus_lcu_shapes(const struct FusLcuRegion *r, const char **expr, double *value, NzArena *out);
+
 /* ---------------------------------------------------------- fus_region.c */
 typedef struct {
   LcuExpr *let; /* `let defs = run k(vars) in ...` */
@@ -69,7 +76,7 @@ typedef struct {
  * branch, call or command, holding at least one kernel invocation. Scalar lets
  * that do not depend on the region's results ("transparent") may sit between
  * invocations; rewriting hoists them to the front. */
-typedef struct {
+typedef struct FusLcuRegion {
   LcuFunc *func;
   LcuExpr **head; /* the slot holding the region's first let */
   int nlets;      /* lets in the region, invocations and transparent ones */

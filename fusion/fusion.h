@@ -63,6 +63,11 @@ typedef struct FusGraph {
    * elements per invocation and per variable (arena). */
   const struct FusCostModel *model;
   double *inv_size, *var_size;
+  /* Symbolic spaces per invocation (fus_shape.c, for graphs of λcu regions;
+   * NULL otherwise): the polynomial as text, and its value where constant
+   * (else -1). */
+  const char **space_expr;
+  double *space_value;
   /* Derived by fus_graph_finish: bit matrices of ninv rows of `words` words. */
   int words;
   uint64_t *into; /* row i, bit j: i into j (direct data dependence) */
@@ -211,7 +216,8 @@ int fus_cost_model_load(const char *path, FusCostModel *out);
 int fus_cost_model_parse(const char *text, const char *what, FusCostModel *out);
 void fus_cost_model_print(NzBuf *b, const FusCostModel *m, const char *comment);
 /* Attaches a model to a finished graph, with measured elements per
- * invocation (inv_elems[i] < 0: unknown; NULL: none known). Array lengths
+ * invocation (inv_elems[i] < 0: unknown; NULL: none known); a constant
+ * symbolic space (space_value) takes precedence over them. Array lengths
  * are derived: an array's iterating consumer's space, else its producer's,
  * else the model's default. The unit model ignores sizes. */
 void fus_graph_set_model(FusGraph *g, const FusCostModel *m, const double *inv_elems);

@@ -23,6 +23,7 @@ typedef struct {
   const char *sizes_path; /* --sizes=PROFILE.csv: elements per invocation, or NULL */
   FusCostModel report_cost; /* --report-cost=FILE: also report each region's objective under it */
   int report_set;
+  int show_spaces; /* --show-spaces: each invocation's symbolic space in the report */
 } DrvFuse;
 void drv_fuse_defaults(DrvFuse *o);
 int drv_fuse_option(DrvFuse *o, const char *arg); /* 1 taken, 0 not ours, -1 bad */

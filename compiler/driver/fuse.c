@@ -78,6 +78,10 @@ int drv_fuse_option(DrvFuse *o, const char *a) {
     if (r > 0) o->opt.seed = (unsigned long long)work;
     return r;
   }
+  if (!strcmp(a, "--show-spaces")) {
+    o->show_spaces = 1;
+    return 1;
+  }
   if (!strncmp(a, "--report-cost=", 14)) {
     if (fus_cost_model_load(a + 14, &o->report_cost) != 0) return -1;
     o->report_set = !o->report_cost.unit;
@@ -248,6 +252,12 @@ int drv_fuse(LcuProgram *p, DrvFuse *o, NzBuf *report) {
         fus_graph_set_model(r->graph, &o->cost, elems);
         nz_buf_printf(report, "//   sized objective %g -> %g\n", rb.objective, ra.objective);
       }
+      if (o->show_spaces && r->graph->space_expr)
+        for (int j = 0; j < r->graph->ninv; j++) {
+          nz_buf_printf(report, "//   space %s: %s", r->graph->inv[j].name, r->graph->space_expr[j]);
+          if (r->graph->inv_size) nz_buf_printf(report, " (cost model: %g)", r->graph->inv_size[j]);
+          nz_buf_printf(report, "\n");
+        }
       NzBuf part = {0};
       fus_partition_print(&part, r->graph, s.cl);
       nz_buf_printf(report, "//   clusters: %s\n", part.s ? part.s : "");

@@ -3,8 +3,11 @@
 #  - nessie-bench --calibrate writes a cost file that every command reads back
 #    (--cost=FILE), with finite non-negative weights (their values depend on the
 #    machine and are not checked);
-#  - --sizes=PROFILE.csv takes elements per kernel from an unfused run's profile:
-#    the objective of the fused report grows with the run's size;
+#  - --sizes=PROFILE.csv takes elements per kernel from an unfused run's profile
+#    where the compiler cannot know them (a filter's result): the objective of the
+#    fused report grows with the run's size;
+#  - symbolic spaces (--show-spaces): n-body's pair sums over #bodies^2, constants at a
+#    constant size, quicksort's partition over its element count;
 #  - the program still prints what `nessie run` prints when fused under the model;
 #  - bad cost files, a missing one, a non-profile as --sizes and ilp-cg under a sized
 #    model are refused with a message and exit 1 or 2, never a crash.
@@ -22,7 +25,7 @@ grep -q 'median relative error' "$tmp/cal.err" || bad "calibrate reports no fit 
 # A fixed model, so that the objective's growth is certain.
 printf 'model sized\nlaunch 1e-6\npass 1e-9\nwrite 3e-9\nread 1e-9\ndefault-size 1000\n' >"$tmp/f.cost"
 cat >"$tmp/p.nesl" <<'EOF'
-function work(n) = let a = {float(i) : i in [0:n]}; b = {x * 2.0 : x in a} in sum({x + y : x in a; y in b}) $
+function work(n) = let a = {float(i) : i in [0:n] | rem(i, 3) > 0}; b = {x * 2.0 : x in a} in sum({x + y : x in a; y in b}) $
 work(20000) $
 EOF
 "$bin/nessie" run "$tmp/p.nesl" >"$tmp/ast.out" 2>&1
@@ -37,8 +40,8 @@ for s in ilp ilp-lazy greedy-down; do
   "$bin/nessie" emit "$tmp/p.nesl" --stage=fused --scheduler=$s --cost="$tmp/f.cost" --sizes="$tmp/prof.csv" >"$tmp/s.lcu" 2>"$tmp/err" ||
     { bad "$s: emit with --sizes failed"; cat "$tmp/err"; continue; }
   o1=$(objective <"$tmp/d.lcu") o2=$(objective <"$tmp/s.lcu")
-  python3 -c "import sys; sys.exit(0 if float(sys.argv[2]) > 10 * float(sys.argv[1]) else 1)" "$o1" "$o2" ||
-    bad "$s: unfused objective with 20000-element sizes ($o2) is not far above the default sizes' ($o1)"
+  python3 -c "import sys; sys.exit(0 if float(sys.argv[2]) > 1.2 * float(sys.argv[1]) else 1)" "$o1" "$o2" ||
+    bad "$s: unfused objective with the measured 13333-element filter result ($o2) is not above the default 1000's ($o1)"
   NESSIE_CACHE_DIR=$tmp/cache "$bin/nessie" run "$tmp/p.nesl" --target=c --scheduler=$s --cost="$tmp/f.cost" \
     --sizes="$tmp/prof.csv" >"$tmp/c.out" 2>&1
   cmp -s "$tmp/ast.out" "$tmp/c.out" || bad "$s: compiled under the model, the output differs from nessie run"
@@ -47,6 +50,20 @@ done
   { bad "lcu fuse --cost failed"; cat "$tmp/err"; }
 "$bin/nessie-bench" tests/lcu/dotprod.lcu --scheduler=ilp,greedy-down --cost="$tmp/m.cost" --format=csv >"$tmp/b.csv" 2>"$tmp/err" ||
   { bad "nessie-bench --cost failed"; cat "$tmp/err"; }
+# Symbolic spaces (fus_shape.c): n-body's pair sums run over (#bodies)^2, and at a
+# constant size over its square; every space of bench(60) is 60 or 3600.
+"$bin/nessie" emit tests/nesl/nbody.nesl --stage=fused --scheduler=none --show-spaces >"$tmp/sp" 2>&1 ||
+  bad "--show-spaces failed"
+grep -Eq '^//   space sum_l[0-9]+_k_[0-9]+: #bodies_[0-9]+\^2$' "$tmp/sp" || bad "no pair sum over #bodies^2"
+printf 'load "%s/experiments/programs/nbody.nesl" $\nbench(60) $\n' "$PWD" >"$tmp/nb.nesl"
+"$bin/nessie" emit "$tmp/nb.nesl" --stage=fused --scheduler=ilp-decomp --cost="$tmp/f.cost" --show-spaces >"$tmp/sp" 2>&1 ||
+  bad "--show-spaces on bench(60) failed"
+got=$(sed -n 's/^\/\/   space [^:]*: \(.*\)$/\1/p' "$tmp/sp" | sort -u | tr '\n' ' ')
+[ "$got" = "3600 (cost model: 3600) 60 (cost model: 60) " ] && grep -q '^//   space .*: 3600 (cost model: 3600)$' "$tmp/sp" ||
+  bad "bench(60) spaces: $got"
+printf 'load "%s/experiments/programs/quicksort.nesl" $\nbench(1000) $\n' "$PWD" >"$tmp/qs.nesl"
+"$bin/nessie" emit "$tmp/qs.nesl" --stage=fused --scheduler=none --show-spaces >"$tmp/sp" 2>&1 || bad "quicksort --show-spaces failed"
+grep -Eq '^//   space qsort_l[0-9]+_k_[0-9]+: n_[0-9]+$' "$tmp/sp" || bad "quicksort's partition does not run over its element count"
 refused() { # WHAT EXPECTED-TEXT COMMAND...: exit 1 or 2 (not a crash) and the text on stderr
   local what=$1 want=$2
   shift 2
