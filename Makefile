@@ -157,10 +157,12 @@ plots: deps
 
 # The NESL benchmark programs x fusion schedulers, end to end (experiments/programs.sh,
 # issue 28): results/programs.csv, programs-*.csv|svg|png. SIZE=tiny checks the pipeline
-# only; JOBS parallel builds (the timed runs go one at a time).
+# only; JOBS parallel builds (the timed runs go one at a time). Then the cost-model
+# validation (costmodel.py below) at small size (tiny with SIZE=tiny).
 experiments: deps
 	$(MAKE) all
 	bash experiments/programs.sh --size=$(SIZE) --jobs=$(JOBS) --out=results
+	python3 experiments/costmodel.py --size=$(if $(filter default,$(SIZE)),small,$(SIZE)) --out=results
 
 # Does a cost model rank schedules as their times do? (experiments/costmodel.py):
 # calibrate, then every program's named, ILP (unit and sized) and random schedules,
