@@ -133,7 +133,6 @@ int fus_cost_model_load(const char *path, FusCostModel *out) {
     return -1;
   }
   int rc = fus_cost_model_parse(b.s ? b.s : "", path, out);
-  if (rc == 0 && !out->unit) out->origin = nz_xstrdup(path); /* lives as long as the model */
   nz_buf_free(&b);
   return rc;
 }

@@ -62,9 +62,14 @@ int fus_lcu_let_kind(const LcuExpr *let);
 /* ----------------------------------------------------------- fus_shape.c */
 /* Each invocation's iteration space as a polynomial in its function's
  * parameters and unknowns (expr[i], text in `out`: "#bodies_99^2"), and its
- * value where the polynomial is a constant (value[i], else -1). */
+ * value where the polynomial is a constant (value[i], else -1). One FusShapes
+ * serves the regions of a program in order (it keeps what it derived about
+ * the current function). */
 struct FusLcuRegion;
-void fus_lcu_shapes(const struct FusLcuRegion *r, const char **expr, double *value, NzArena *out);
+typedef struct FusShapes FusShapes;
+FusShapes *fus_shapes_new(void);
+void fus_shapes_region(FusShapes *s, const struct FusLcuRegion *r, const char **expr, double *value, NzArena *out);
+void fus_shapes_free(FusShapes *s);
 
 /* ---------------------------------------------------------- fus_region.c */
 typedef struct {

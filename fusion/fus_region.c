@@ -365,12 +365,14 @@ FusLcuRegions *fus_lcu_regions(LcuProgram *p) {
   rs->n = sc.regs.n;
   rs->r = sc.regs.v;
   Defs defs = {0}; /* kept while consecutive regions share their function */
+  FusShapes *sh = fus_shapes_new();
   for (int i = 0; i < rs->n; i++) {
     FusGraph *g = rs->r[i].graph = build_graph(&rs->r[i], &defs);
     g->space_expr = NZ_NEWN(g->arena, const char *, g->ninv ? g->ninv : 1);
     g->space_value = NZ_NEWN(g->arena, double, g->ninv ? g->ninv : 1);
-    fus_lcu_shapes(&rs->r[i], g->space_expr, g->space_value, g->arena);
+    fus_shapes_region(sh, &rs->r[i], g->space_expr, g->space_value, g->arena);
   }
+  fus_shapes_free(sh);
   nz_scope_free(&defs.ix);
   nz_vec_free(defs.rhs);
   return rs;

@@ -37,20 +37,20 @@ typedef struct {
   const Poly *segs, *total, *seglen;
 } Shape;
 
-typedef struct {
-  const FusLcuRegion *r;
+struct FusShapes {
+  const LcuFunc *func; /* whose lets are indexed */
   NzArena *A;
-  /* CPU lets of the function: name -> (rhs, component) */
-  int nlet;
-  const char **lname;
-  const LcuExpr **lrhs;
-  int *lcomp;
-  /* memo */
-  const char **mname;
-  Shape *mshape;
-  int nmemo, capmemo;
+  /* CPU lets of the function: name -> (rhs, component); names are unique per
+   * function after fus_lcu_prepare */
+  NzScopeIndex lets;
+  NZ_VEC(const LcuExpr *) lrhs;
+  NZ_VEC(int) lcomp;
+  /* memo of shape_of, by name */
+  NzScopeIndex memo;
+  NZ_VEC(Shape) mshape;
   int depth;
-} Sh;
+};
+typedef struct FusShapes Sh;
 
 static const char *INDEX = "\001i"; /* the thunk's index: never a CPU name */
 
@@ -169,11 +169,9 @@ static Shape unknown_named(Sh *s, const char *name, const LcuType *ty) {
 static void index_lets(Sh *s, const LcuExpr *e) {
   if (e->kind == LE_LET)
     for (int b = 0; b < e->nbinds; b++) {
-      s->lname = nz_xrealloc(s->lname, sizeof(char *) * (size_t)(s->nlet + 1));
-      s->lrhs = nz_xrealloc(s->lrhs, sizeof(LcuExpr *) * (size_t)(s->nlet + 1));
-      s->lcomp = nz_xrealloc(s->lcomp, sizeof(int) * (size_t)(s->nlet + 1));
-      s->lname[s->nlet] = e->binds[b].name, s->lrhs[s->nlet] = e->args[0];
-      s->lcomp[s->nlet++] = e->nbinds > 1 ? b : -1;
+      nz_scope_push(&s->lets, e->binds[b].name);
+      nz_vec_push(s->lrhs, e->args[0]);
+      nz_vec_push(s->lcomp, e->nbinds > 1 ? b : -1);
     }
   for (int i = 0; i < e->nargs; i++) index_lets(s, e->args[i]);
 }
@@ -339,8 +337,10 @@ static Shape run_result(Sh *s, const char *name, const LcuExpr *run, int comp) {
         Env te = env;
         te.name = nz_xmalloc(sizeof(char *) * (size_t)(env.n + 1));
         te.shape = nz_xmalloc(sizeof(Shape) * (size_t)(env.n + 1));
-        memcpy(te.name, env.name, sizeof(char *) * (size_t)env.n);
-        memcpy((void *)te.shape, env.shape, sizeof(Shape) * (size_t)env.n);
+        if (env.n) { /* a kernel without parameters has no names to copy (NULL) */
+          memcpy(te.name, env.name, sizeof(char *) * (size_t)env.n);
+          memcpy((void *)te.shape, env.shape, sizeof(Shape) * (size_t)env.n);
+        }
         if (t->nparams == 1) te.name[te.n] = t->params[0].name, ((Shape *)te.shape)[te.n++] = mk_scalar(psym(s, INDEX));
         const LcuExpr *e = t->body;
         /* the tuple's component b, under the lets */
@@ -452,38 +452,49 @@ static Shape eval_cpu(Sh *s, const char *name, const LcuExpr *e, int comp) {
 }
 
 static Shape shape_of(Sh *s, const char *name, const LcuType *ty) {
-  for (int k = 0; k < s->nmemo; k++)
-    if (s->mname[k] == name) return s->mshape[k];
+  int m = nz_scope_find(&s->memo, name, s->memo.n);
+  if (m >= 0) return s->mshape.v[m];
   Shape v = {0};
-  int found = 0;
-  if (s->depth < 200) {
+  int k = nz_scope_find(&s->lets, name, s->lets.n);
+  if (k >= 0 && s->depth < 200) {
     s->depth++;
-    for (int k = 0; k < s->nlet && !found; k++)
-      if (s->lname[k] == name) v = eval_cpu(s, name, s->lrhs[k], s->lcomp[k]), found = 1;
+    v = eval_cpu(s, name, s->lrhs.v[k], s->lcomp.v[k]);
     s->depth--;
   }
-  if (!found || v.kind == 0) v = unknown_named(s, name, ty); /* a parameter, or not known */
-  if (s->nmemo == s->capmemo) {
-    s->capmemo = s->capmemo ? 2 * s->capmemo : 32;
-    s->mname = nz_xrealloc(s->mname, sizeof(char *) * (size_t)s->capmemo);
-    s->mshape = nz_xrealloc(s->mshape, sizeof(Shape) * (size_t)s->capmemo);
-  }
-  s->mname[s->nmemo] = name, s->mshape[s->nmemo++] = v;
+  if (k < 0 || v.kind == 0) v = unknown_named(s, name, ty); /* a parameter, or not known */
+  nz_scope_push(&s->memo, name);
+  nz_vec_push(s->mshape, v);
   return v;
 }
 
-void fus_lcu_shapes(const FusLcuRegion *r, const char **expr, double *value, NzArena *out) {
-  Sh s = {r, nz_arena_new(), 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0};
-  index_lets(&s, r->func->body);
+FusShapes *fus_shapes_new(void) {
+  Sh *s = nz_xcalloc(1, sizeof *s);
+  s->A = nz_arena_new();
+  return s;
+}
+
+void fus_shapes_free(FusShapes *s) {
+  if (!s) return;
+  nz_scope_free(&s->lets), nz_scope_free(&s->memo);
+  nz_vec_free(s->lrhs), nz_vec_free(s->lcomp), nz_vec_free(s->mshape);
+  nz_arena_free(s->A);
+  free(s);
+}
+
+void fus_shapes_region(FusShapes *s, const FusLcuRegion *r, const char **expr, double *value, NzArena *out) {
+  if (s->func != r->func) { /* a new function: its lets, an empty memo */
+    nz_scope_pop_to(&s->lets, 0), nz_scope_pop_to(&s->memo, 0);
+    s->lrhs.n = s->lcomp.n = s->mshape.n = 0;
+    s->func = r->func;
+    index_lets(s, r->func->body);
+  }
   for (int i = 0; i < r->ninv; i++) {
     const LcuExpr *run = r->inv[i].let->args[0];
-    const Poly *p = run_space(&s, run, r->inv[i].kernel);
+    const Poly *p = run_space(s, run, r->inv[i].kernel);
     NzBuf b = {0};
     pprint(&b, p);
     expr[i] = nz_strndup(out, b.s, strlen(b.s));
     nz_buf_free(&b);
     if (!pconstant(p, &value[i]) || value[i] < 0) value[i] = -1;
   }
-  free(s.lname), free(s.lrhs), free(s.lcomp), free(s.mname), free(s.mshape);
-  nz_arena_free(s.A);
 }

@@ -211,7 +211,8 @@ typedef struct FusCostModel {
 } FusCostModel;
 extern const FusCostModel fus_cost_unit;
 /* Reads a cost file (the text form fus_cost_model_print writes). Returns 0,
- * or -1 after printing "FILE:LINE:COL: error: ..." on stderr. */
+ * or -1 after printing "FILE:LINE:COL: error: ..." on stderr. The model's
+ * origin is `path` (or `what`), which must outlive it (a command-line word). */
 int fus_cost_model_load(const char *path, FusCostModel *out);
 int fus_cost_model_parse(const char *text, const char *what, FusCostModel *out);
 void fus_cost_model_print(NzBuf *b, const FusCostModel *m, const char *comment);
