@@ -11,10 +11,12 @@ For each program of experiments/programs at one size (programs.sh's size table):
   3. each schedule's objective under both models (nessie emit --stage=fused, summed over
      regions; --report-cost prices a unit-scheduled partition under the sized model);
   4. schedules whose generated C is the same are one binary; every binary runs R times,
-     interleaved (each round runs every binary of every program once), NESSIE_TIME's
-     seconds of main, outputs checked equal to the unfused build's;
+     interleaved (each round runs every binary of every program once); the time is the
+     process's CPU seconds (user + system: robust to a loaded machine, where wall time is
+     mostly waiting), main's wall seconds (NESSIE_TIME) beside it; outputs checked equal
+     to the unfused build's;
   5. per program: Spearman's rho between objective and median seconds for each model,
-     and whether each model's optimum is the fastest measured schedule or within the
+      and whether each model's optimum is the fastest measured schedule or within the
      noise of it (its fastest run not slower than the fastest schedule's slowest run).
 Writes OUT/costmodel.csv (one row per schedule), OUT/costmodel-summary.txt and, where
 gnuplot is, OUT/costmodel-PROG.svg (objective against seconds, both models side by side).
@@ -23,7 +25,7 @@ gnuplot is, OUT/costmodel-PROG.svg (objective against seconds, both models side 
                            [--runs=R] [--cost=FILE] [--out=DIR] [--bin=DIR]
 --cost: a sized cost file; default: calibrate this machine first (nessie-bench --calibrate).
 """
-import csv, hashlib, os, re, shutil, statistics, subprocess, sys, time
+import csv, hashlib, os, re, resource, shutil, statistics, subprocess, sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -162,30 +164,38 @@ def main():
             print("built %s %s (%s)" % (p, name, md5), flush=True)
     # 4. interleaved runs
     secs = {k: [] for k in binaries}
+    wall = {k: [] for k in binaries}
+    loads = []
     for rnd in range(o["runs"]):
         for (p, md5), exe in binaries.items():
+            r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
             r = sh([exe], env=dict(env, NESSIE_TIME="1"), cwd=os.path.dirname(exe))
+            r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
             m = re.search(r"^seconds (\S+)", r.stderr, re.M)
             if r.returncode != 0 or not m:
                 die("%s: %s failed: %s" % (p, exe, r.stderr))
             if r.stdout != want[p]:
                 die("%s: %s printed something else than the unfused build" % (p, exe))
-            secs[(p, md5)].append(float(m.group(1)))
-        print("round %d done (load %.1f)" % (rnd + 1, os.getloadavg()[0]), flush=True)
+            secs[(p, md5)].append(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
+            wall[(p, md5)].append(float(m.group(1)))
+        loads.append(os.getloadavg()[0])
+        print("round %d done (load %.1f)" % (rnd + 1, loads[-1]), flush=True)
     for row in rows:
         row["runs"] = secs[(row["program"], row["code"])]
+        row["wall"] = wall[(row["program"], row["code"])]
     with open(os.path.join(o["out"], "costmodel.csv"), "w", newline="") as fh:
         w = csv.writer(fh, lineterminator="\n")
-        w.writerow(["program", "n", "schedule", "code", "unit_objective", "sized_objective", "seconds_median",
-                    "seconds_min", "seconds_max", "runs"])
+        w.writerow(["program", "n", "schedule", "code", "unit_objective", "sized_objective", "cpu_median",
+                    "cpu_min", "cpu_max", "wall_median", "runs"])
         for row in rows:
             s = row["runs"]
             w.writerow([row["program"], row["n"], row["schedule"], row["code"], "%g" % row["unit_objective"],
                         "%g" % row["sized_objective"], "%.6f" % statistics.median(s), "%.6f" % min(s),
-                        "%.6f" % max(s), len(s)])
+                        "%.6f" % max(s), "%.6f" % statistics.median(row["wall"]), len(s)])
     # 5. per program
-    out = ["cost-model validation: size %s, %d random partitions, %d interleaved runs, cost file %s" %
-           (o["size"], o["random"], o["runs"], cost)]
+    out = ["cost-model validation: size %s, %d random partitions, %d interleaved runs, cost file %s; "
+           "times are the process's CPU seconds (user + system); load average %.1f-%.1f" %
+           (o["size"], o["random"], o["runs"], cost, min(loads), max(loads))]
     rho = {"unit": [], "sized": []}
     for p in progs:
         pr = [r for r in rows if r["program"] == p]
@@ -204,7 +214,7 @@ def main():
             opt = next(r for r in pr if r["schedule"] == "ilp-" + model)
             om = statistics.median(opt["runs"])
             within = min(opt["runs"]) <= max(pts[fastest]["runs"])
-            line += "; %s: rho %.2f, optimum %.4f s (%s)" % (
+            line += "; %s: rho %.2f, optimum %.4f s CPU (%s)" % (
                 model, rh, om, "fastest" if opt["code"] == pts[fastest]["code"] else
                 "within noise of the fastest" if within else "slower than the fastest %.4f s" % med[fastest])
         out.append(line)
@@ -226,7 +236,7 @@ def main():
                                                     statistics.median(r["runs"]), r["schedule"]))
             svg = os.path.join(o["out"], "costmodel-%s.svg" % p)
             script = ('set terminal svg size 900,400 dynamic; set output "%s"; set multiplot layout 1,2 title "%s"; '
-                      'set ylabel "median seconds"; set xlabel "unit objective"; '
+                      'set ylabel "median CPU seconds"; set xlabel "unit objective"; '
                       'plot "%s" using 1:3 with points pt 7 notitle, "" using 1:3:4 with labels offset 0,1 font ",7" notitle; '
                       'set xlabel "sized objective (ns)"; '
                       'plot "%s" using 2:3 with points pt 7 notitle, "" using 2:3:4 with labels offset 0,1 font ",7" notitle; '

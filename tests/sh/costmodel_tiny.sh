@@ -9,7 +9,7 @@
 python3 experiments/costmodel.py --size=tiny --programs=linefit --random=2 --runs=1 --bin="$bin" \
   --out="$tmp/out" >"$tmp/log" 2>&1 || { bad "costmodel.py failed"; tail -20 "$tmp/log"; exit 1; }
 csv=$tmp/out/costmodel.csv
-[ "$(head -1 "$csv")" = "program,n,schedule,code,unit_objective,sized_objective,seconds_median,seconds_min,seconds_max,runs" ] ||
+[ "$(head -1 "$csv")" = "program,n,schedule,code,unit_objective,sized_objective,cpu_median,cpu_min,cpu_max,wall_median,runs" ] ||
   bad "CSV header: $(head -1 "$csv")"
 for s in none greedy-down greedy-up ilp-unit ilp-sized random-1 random-2; do
   grep -q "^linefit,[0-9]*,$s," "$csv" || bad "no row for $s"
