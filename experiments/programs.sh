@@ -71,7 +71,7 @@ for a in "$@"; do
     --rep=*) phase=rep=${a#*=}
       [[ ${a#*=} =~ ^[0-9]+$ ]] || { echo "programs.sh: --rep needs a run number" >&2; exit 2; } ;;
     --finish) phase=finish ;;
-    -h|--help) sed -n '2,48p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,50p' "$0"; exit 0 ;;
     *) echo "programs.sh: unknown argument '$a' (--help)" >&2; exit 2 ;;
   esac
 done
@@ -304,6 +304,12 @@ run_once() {
     verdict=$(python3 experiments/programs/verify.py --check-baseline="$outf" "$prog=$n" --cache="$work/ref" 2>&1) || true
   else
     verdict=$(python3 experiments/programs/verify.py --check-timed="$outf" "$prog=$n" --cache="$work/ref" 2>&1) || true
+  fi
+  if [ "$variant" = cmu-nesl ] && ! grep -q '^it = ' "$outf"; then
+    # CMU NESL reports its errors (out of vector memory, a missing function) and exits 0
+    echo "run-failed CMU NESL: $(grep -v ' = fn : ' "$outf" | grep -v '^compacting' | head -n 2 | tr ',\n' '; ' | cut -c1-200)" >>"$rec"
+    cat "$outf" >>"$log"
+    return 1
   fi
   if [ "$verdict" != ok ]; then
     echo "wrong $(tr ',\n' ';' <<<"$verdict" | cut -c1-200)" >>"$rec"
