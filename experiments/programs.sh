@@ -6,10 +6,12 @@
 # (one row per program and variant, whatever its status), the derived tables and the
 # gnuplot plots.
 #
-#   experiments/programs.sh [--size=tiny|small|default|large] [--jobs=N] [--runs=R]
+#   experiments/programs.sh [--size=tiny|small|default|classic|large] [--jobs=N] [--runs=R]
 #                           [--out=DIR] [--bin=DIR] [--programs=a,b] [--variants=a,b]
 #   experiments/programs.sh --size=S --list            the job list, one job a line
 #   experiments/programs.sh --size=S --job=K [--build-only]   job K of that list
+#   experiments/programs.sh --size=S --job=K --rep=I | --finish   (the local run's
+#                                  interleaving: after --build-only, run I alone; the row)
 #   experiments/programs.sh --size=S --merge [--out=DIR]  the rows so far -> CSV, plots
 #   experiments/programs.sh --size=S --slurm [options]  writes a Slurm array script
 #
@@ -20,28 +22,37 @@
 #
 # A job is one program and one variant: none, greedy-down, greedy-up, ilp-glpk,
 # ilp-cbc, ilp-cg (the schedulers; nessie build --scheduler, --solver), baseline-c
-# (experiments/baselines/c, seed 0 = the NESL program's inputs), baseline-cuda (where
-# one exists; run only where a GPU is) and, where a GPU is, cuda-SCHEDULER (--target=cuda,
-# the profile through CUPTI). A job measures: the static counts of the fusion report
-# (nessie emit --stage=fused: regions, kernels, materialised arrays, traversals,
-# objective, solve seconds) and, per run, the runtime's profile (launches, bytes
-# allocated by kernels, peak memory, main's seconds) plus the process's wall time; every
+# (experiments/baselines/c, seed 0 = the NESL program's inputs), cmu-nesl (CMU NESL 3.1's
+# serial VCODE interpreter, where ../shared/tools/cmu-nesl built it, else a row with
+# status no-cmu), baseline-cuda (where one exists; run only where a GPU is) and, where a
+# GPU is, cuda-SCHEDULER (--target=cuda, the profile through CUPTI). Every system times
+# the same thing: the NESL programs run bench_timed(n), which builds the inputs, then
+# times compute(inputs) with NESL's time(...) (experiments/programs/README.md); the C
+# baselines time the same computation. A job measures: the static counts of the fusion
+# report (nessie emit --stage=fused: regions, kernels, materialised arrays, traversals,
+# objective, solve seconds) and, per run, those timed seconds, the runtime's profile
+# (launches, bytes allocated by kernels, peak memory) and the process's wall time; every
 # run's output is checked against experiments/programs/verify.py's Python model. It
 # writes one row under build/experiments/SIZE/rows/, whatever happens (status column).
-# Jobs are independent: --jobs=N builds N at a time (the C compiler is the slow part),
-# then the timed runs go one job at a time so that each has the machine's cores; on a
-# cluster each array task (--job=K) runs alone, and --merge gathers the rows (the work
-# directory must be shared). Identical generated C (schedulers that fuse alike) is
-# compiled once (column code).
+# Jobs are independent: --jobs=N builds N at a time (the C compiler is the slow part);
+# then the local run interleaves: repetition I runs every job's run I, one job at a
+# time (each has the machine's cores), so that a change of load hits every system alike.
+# On a cluster each array task (--job=K) runs its job's repetitions alone, and --merge
+# gathers the rows (the work directory must be shared). Identical generated C
+# (schedulers that fuse alike) is compiled once (column code). Every run, baselines
+# included, has OMP_WAIT_POLICY=passive unless the caller set it (Nessie's runtime sets
+# passive itself when it is unset: runtime/README.md), so all wait alike.
 #
 # Sizes: tiny (the golden tests' sizes, one run; the tests use it for the pipeline,
 # never for timings), small, default (sized for about 15 minutes on two quiet cores;
-# 30 minutes measured under a load average of 6-10, results/README.md), large.
+# 30 minutes measured under a load average of 6-10, results/README.md), classic (issue 37's
+# five classic programs at its sizes: dot product 10^7, Black-Scholes 10^6, quicksort
+# 10^6, n-body 3000, primes 10^6), large.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 source experiments/array.bash
-size=default jobs=2 out=results bin=bin runs="" mode=all jobno="" build_only=0
+size=default jobs=2 out=results bin=bin runs="" mode=all jobno="" build_only=0 phase=all
 only_progs="" only_variants=""
 for a in "$@"; do
   case "$a" in
@@ -57,7 +68,10 @@ for a in "$@"; do
     --slurm) mode=slurm ;;
     --job=*) mode=job jobno=${a#*=} ;;
     --build-only) build_only=1 ;;
-    -h|--help) sed -n '2,39p' "$0"; exit 0 ;;
+    --rep=*) phase=rep=${a#*=}
+      [[ ${a#*=} =~ ^[0-9]+$ ]] || { echo "programs.sh: --rep needs a run number" >&2; exit 2; } ;;
+    --finish) phase=finish ;;
+    -h|--help) sed -n '2,50p' "$0"; exit 0 ;;
     *) echo "programs.sh: unknown argument '$a' (--help)" >&2; exit 2 ;;
   esac
 done
@@ -70,15 +84,19 @@ case "$size" in
                   radix_sort=30000 spmv=30000 mandelbrot=100 linefit=300000 primes=300000 barnes_hut=2000"; r=3 ;;
   default) sizes="dotprod=3000000 blackscholes=1000000 nbody=1500 quicksort=500000 quickhull=500000 batcher_sort=16384
                   radix_sort=500000 spmv=500000 mandelbrot=300 linefit=3000000 primes=5000000 barnes_hut=10000"; r=3 ;;
+  # issue 37's classic five at its sizes (the other programs are not in the list)
+  classic) sizes="dotprod=10000000 blackscholes=1000000 quicksort=1000000 nbody=3000 primes=1000000"; r=5 ;;
   large)   sizes="dotprod=50000000 blackscholes=5000000 nbody=5000 quicksort=5000000 quickhull=5000000 batcher_sort=1048576
                   radix_sort=5000000 spmv=5000000 mandelbrot=1000 linefit=50000000 primes=50000000 barnes_hut=100000"; r=5 ;;
-  *) echo "programs.sh: --size must be tiny, small, default or large" >&2; exit 2 ;;
+  *) echo "programs.sh: --size must be tiny, small, default, classic or large" >&2; exit 2 ;;
 esac
 [ -n "$runs" ] && r=$runs
 work=${PROGRAMS_WORK:-build/experiments/$size}
 case $work in /*) ;; *) work=$root/$work ;; esac
 case $bin in /*) ;; *) bin=$root/$bin ;; esac
-mkdir -p "$work/rows" "$work/logs" "$work/bins" "$work/src" "$work/ref"
+mkdir -p "$work/rows" "$work/runs" "$work/logs" "$work/bins" "$work/src" "$work/ref"
+# the baselines wait as Nessie's runtime does (it re-executes itself with passive when unset)
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 jobfile=$work/jobs.txt
 # The options a job runs with (every job of a run, every task of a Slurm array), and the
 # key of those that make the job list (array_check_key).
@@ -107,7 +125,8 @@ list_jobs() {
   local p v
   for p in $programs; do
     want "$p" "$only_progs" || continue
-    for v in $schedulers baseline-c; do
+    [ -n "$(size_of "$p")" ] || continue
+    for v in $schedulers baseline-c cmu-nesl; do
       want "$v" "$only_variants" && echo "$p $v $(size_of "$p") $r"
     done
     [ -n "$(cuda_baseline "$p")" ] && want baseline-cuda "$only_variants" && echo "$p baseline-cuda $(size_of "$p") $r"
@@ -156,60 +175,92 @@ static_counts() {
 median() { grep . | sort -g | awk '{ a[NR] = $1 } END { if (NR == 0) print ""; else if (NR % 2) print a[(NR + 1) / 2]; else printf "%.6f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 minimum() { grep . | sort -g | head -n 1; }
 
+# CMU NESL 3.1 (../shared/tools/cmu-nesl; CMU_NESL_DIR, default its build.sh's place):
+# the cmu-nesl variant runs where it is built, else its rows say no-cmu.
+cmu_run=${CMU_NESL_RUN:-$root/../shared/tools/cmu-nesl/run.sh}
+cmu_dir=${CMU_NESL_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/cmu-nesl}
+cmu_installed() { [ -f "$cmu_run" ] && [ -f "$cmu_dir/nesl/run-nesl.lisp" ] && command -v clisp >/dev/null; }
+# A CMU NESL run is a serial bytecode interpreter under CLISP: its own, shorter limit.
+cmu_limit=${PROGRAMS_CMU_LIMIT:-300}
+
+# run_job K [PHASE]: job K of the list. PHASE all (the default: build, every run, the
+# row), build (--build-only), rep=I (run I alone, recorded under runs/; the local sweep
+# interleaves the jobs' runs this way) or finish (the row from the recorded runs).
 run_job() {
-  local line prog variant n runs
+  local line prog variant n runs phase=${2:-all}
   line=$(array_job_line programs.sh "$jobfile" "$list_key" "$1") || exit $?
   read -r prog variant n runs <<<"$line"
   local row=$work/rows/$prog.$variant.csv log=$work/logs/$prog.$variant.log
+  local rec=$work/runs/$prog.$variant.txt
   # a job that dies from here on leaves no row (merge: job-failed), never an earlier run's
-  rm -f "$row"
+  [ "$phase" = finish ] || rm -f "$row"
+  case "$phase" in
+    all|build) rm -f "$rec" ;;
+    # a job that could not be built (or whose run failed) is not run again
+    rep=*) if [ -f "$rec" ] && grep -qv '^ok ' "$rec"; then return 0; fi ;;
+  esac
   local target=c
-  case "$variant" in cuda-*|baseline-cuda) target=cuda ;; esac
+  case "$variant" in cuda-*|baseline-cuda) target=cuda ;; cmu-nesl) target=vcode ;; esac
   local status=ok static=",,,,,,,,,," code="" note="" threads=${OMP_NUM_THREADS:-$(nproc)}
-  local exe="" w="" cmd=()
-  [ $build_only = 1 ] && : >"$log"
+  local exe="" w="" cmd=() limit=$run_limit
+  [ "$phase" = build ] && : >"$log"
   emit_row() { # the row, with dynamic columns $1
     echo "$prog,$n,$variant,$target,$status,$static,$code,$1,$threads,$note" >"$row"
   }
+  # fail STATUS NOTE: the job cannot run; in the rep and finish phases its row comes at
+  # finish, so a build-phase failure is recorded for it
+  fail() {
+    status=$1 note=$2
+    [ "$phase" = all ] || echo "$status $note" >"$rec"
+    [[ $phase == rep=* ]] || emit_row ",,,,,,,,"
+  }
+  # the timed entry: bench_timed(n) = (bench(n), seconds of time(compute(inputs)))
+  # (experiments/programs/README.md); the wrapper is Nessie's and CMU NESL's program
+  local at=${root//\\/\\\\}
+  w=$work/src/$prog.nesl
+  printf 'load "%s/experiments/programs/%s" $\nbench_timed(%s) $\n' "${at//\"/\\\"}" "$prog" "$n" >"$w.$$"
+  # rewritten only when it changes (an older sweep's wrapper timed bench(n) whole)
+  if cmp -s "$w.$$" "$w"; then rm -f "$w.$$"; else mv -f "$w.$$" "$w"; fi
   case "$variant" in
     baseline-c)
       local src=experiments/baselines/c/$prog.c
-      if [ ! -f "$src" ]; then status=no-baseline note="no hand-written C baseline"; emit_row ",,,,,,,,"; return 0; fi
+      if [ ! -f "$src" ]; then fail no-baseline "no hand-written C baseline"; return 0; fi
       exe=$work/bins/baseline-$prog
       if [ ! -x "$exe" ] || [ "$src" -nt "$exe" ] || [ experiments/baselines/c/suite.h -nt "$exe" ]; then
         if ! "${CC:-cc}" -std=c11 -O2 -fopenmp "$src" -lm -o "$exe.tmp.$$" >>"$log" 2>&1 ||
            ! mv -f "$exe.tmp.$$" "$exe"; then
-          status=build-failed note="cc failed (see $log)"; emit_row ",,,,,,,,"; return 0
+          fail build-failed "cc failed (see $log)"; return 0
         fi
       fi
       cmd=("$exe" "$n" 0) ;;
     baseline-cuda)
       local cu
       cu=$(cuda_baseline "$prog")
-      if [ -z "$cu" ] || [ ! -f "$cu" ]; then status=no-baseline note="no hand-written CUDA baseline"; emit_row ",,,,,,,,"; return 0; fi
-      if [ $gpu = 0 ]; then status=no-gpu note="$(basename "$cu") not run: no GPU"; emit_row ",,,,,,,,"; return 0; fi
+      if [ -z "$cu" ] || [ ! -f "$cu" ]; then fail no-baseline "no hand-written CUDA baseline"; return 0; fi
+      if [ $gpu = 0 ]; then fail no-gpu "$(basename "$cu") not run: no GPU"; return 0; fi
       exe=$work/bins/baseline-cuda-$prog
       [ -x "$exe" ] || "$(bash .ci/find-cuda)" -O2 "$cu" -o "$exe" >>"$log" 2>&1 ||
-        { status=build-failed; note="nvcc failed (see $log)"; emit_row ",,,,,,,,"; return 0; }
+        { fail build-failed "nvcc failed (see $log)"; return 0; }
       cmd=("$exe" "$n" 0) ;;
+    cmu-nesl)
+      if ! cmu_installed; then fail no-cmu "CMU NESL not installed ($cmu_dir; ../shared/tools/cmu-nesl/build.sh)"; return 0; fi
+      # serial: one thread, whatever OMP_NUM_THREADS says
+      cmd=(bash "$cmu_run" "$root/experiments/programs/$prog.nesl" "bench_timed($n)") limit=$cmu_limit threads=1 ;;
     *)
-      w=$work/src/$prog.nesl
-      # the checkout's path as a NESL string: a backslash escapes the next character
-      local at=${root//\\/\\\\}
-      [ -f "$w" ] || printf 'load "%s/experiments/programs/%s" $\nbench(%s) $\n' "${at//\"/\\\"}" "$prog" "$n" >"$w"
       local flags tflag=""
       flags=$(fusion_flags "$variant")
       [ "$target" = cuda ] && tflag="--target=cuda"
       # the static counts and the generated code's hash, kept from the build phase
       local memo=$work/logs/$prog.$variant.static
-      if [ -s "$memo" ] && [ "$memo" -nt "$bin/nessie" ]; then
+      if [ -s "$memo" ] && [ "$memo" -nt "$bin/nessie" ] && [ "$memo" -nt "$w" ] &&
+         [ "$memo" -nt "experiments/programs/$prog.nesl" ]; then
         read -r static code <"$memo"
       else
         static=$(static_counts "$w" "$variant") || true
         [ -n "$static" ] || static=",,,,,,,,,,"
         # shellcheck disable=SC2086
         if ! "$bin/nessie" emit "$w" --stage="$target" $flags >"$w.$variant.$target" 2>>"$log"; then
-          status=build-failed note="nessie emit failed (see $log)"; emit_row ",,,,,,,,"; return 0
+          fail build-failed "nessie emit failed (see $log)"; return 0
         fi
         code=$(md5sum <"$w.$variant.$target" | cut -c1-10)
         rm -f "$w.$variant.$target"
@@ -221,54 +272,85 @@ run_job() {
       # shellcheck disable=SC2016 # $1.. expand in the inner shell
       if ! flock "$exe.lock" bash -c '[ -x "$1" ] || "$2/nessie" build "$3" -o "$1" $4 $5' _ \
              "$exe" "$bin" "$w" "$flags" "$tflag" >>"$log" 2>&1; then
-        status=build-failed note="nessie build failed (see $log)"; emit_row ",,,,,,,,"; return 0
+        fail build-failed "nessie build failed (see $log)"; return 0
       fi
       cmd=("$exe") ;;
   esac
-  if [ $build_only = 1 ]; then return 0; fi
-  local i t0 t1 rc prof=$work/logs/$prog.$variant.prof.csv outf=$work/logs/$prog.$variant.out
-  local secs="" ksecs="" psecs="" launches="" kruns="" bytes="" peak=""
-  for i in $(seq 1 "$runs"); do
-    rm -f "$prof"
-    t0=$(date +%s.%N)
-    set +e
-    NESSIE_PROFILE=$prof timeout "$run_limit" "${cmd[@]}" >"$outf" 2>>"$log"
-    rc=$?
-    set -e
-    t1=$(date +%s.%N)
-    if [ $rc = 124 ]; then status=timeout note="run over ${run_limit}s"; break; fi
-    if [ $rc != 0 ]; then status=run-failed note="exit $rc (see $log)"; tail -n 5 "$outf" >>"$log"; break; fi
-    local verdict
-    if [[ $variant == baseline-* ]]; then
-      verdict=$(python3 experiments/programs/verify.py --check-baseline="$outf" "$prog=$n" --cache="$work/ref" 2>&1) || true
-    else
-      verdict=$(python3 experiments/programs/verify.py --check="$outf" "$prog=$n" --cache="$work/ref" 2>&1) || true
-    fi
-    if [ "$verdict" != ok ]; then
-      status=wrong note=$(tr ',\n' ';' <<<"$verdict" | cut -c1-200)
-      { echo "run $i: $verdict"; cat "$outf"; } >>"$log"
-      break
-    fi
-    psecs="$psecs $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }')"
-    if [[ $variant == baseline-* ]]; then
-      secs="$secs $(sed -n 's/^seconds //p' "$outf")"
-    else
-      # profile: kernel rows, then (total) with peak bytes and main's seconds
-      local p
-      p=$(awk -F, 'NR > 1 && $4 == "(total)" { peak = $9; s = $10 }
-                   NR > 1 && $4 != "(total)" { l += $7; k++; b += $9; ks += $10 }
-                   END { printf "%s %d %d %.0f %.0f %.6f\n", s, l, k, b, peak, ks }' "$prof")
-      read -r s launches kruns bytes peak ks <<<"$p"
-      secs="$secs $s" ksecs="$ksecs $ks"
-    fi
-  done
-  if [ "$status" != ok ]; then emit_row "$runs,,,,,,,,"; return 0; fi
-  local smin smed kmed pmed
-  smin=$(tr ' ' '\n' <<<"$secs" | minimum || true)
-  smed=$(tr ' ' '\n' <<<"$secs" | median || true)
-  kmed=$(tr ' ' '\n' <<<"$ksecs" | median || true)
-  pmed=$(tr ' ' '\n' <<<"$psecs" | median || true)
-  emit_row "$runs,$launches,$kruns,$bytes,$peak,$smin,$smed,$kmed,$pmed"
+  case "$phase" in
+    build) return 0 ;;
+    all) local i; for i in $(seq 1 "$runs"); do run_once "$i" || break; done ;;
+    rep=*) run_once "${phase#rep=}" || true; return 0 ;;
+  esac
+  job_row
+}
+
+# run_once I: run I of the job set up by run_job (its locals): checks the output and
+# appends `ok SECONDS LAUNCHES KERNELS BYTES PEAK KERNEL_SECONDS PROCESS_SECONDS` to the
+# job's record, or `STATUS NOTE` (and returns 1); nothing once a run has failed.
+run_once() {
+  local i=$1 t0 t1 rc prof=$work/logs/$prog.$variant.prof.csv outf=$work/logs/$prog.$variant.out
+  if [ -f "$rec" ] && grep -qv '^ok ' "$rec"; then return 1; fi
+  rm -f "$prof"
+  t0=$(date +%s.%N)
+  set +e
+  NESSIE_PROFILE=$prof timeout "$limit" "${cmd[@]}" >"$outf" 2>>"$log"
+  rc=$?
+  set -e
+  t1=$(date +%s.%N)
+  if [ $rc = 124 ]; then echo "timeout run over ${limit}s" >>"$rec"; return 1; fi
+  if [ $rc != 0 ]; then echo "run-failed exit $rc (see $log)" >>"$rec"; tail -n 5 "$outf" >>"$log"; return 1; fi
+  local verdict
+  if [[ $variant == baseline-* ]]; then
+    verdict=$(python3 experiments/programs/verify.py --check-baseline="$outf" "$prog=$n" --cache="$work/ref" 2>&1) || true
+  else
+    verdict=$(python3 experiments/programs/verify.py --check-timed="$outf" "$prog=$n" --cache="$work/ref" 2>&1) || true
+  fi
+  if [ "$variant" = cmu-nesl ] && ! grep -q '^it = ' "$outf"; then
+    # CMU NESL reports its errors (out of vector memory, a missing function) and exits 0
+    echo "run-failed CMU NESL: $(grep -v ' = fn : ' "$outf" | grep -v '^compacting' | head -n 2 | tr ',\n' '; ' | cut -c1-200)" >>"$rec"
+    cat "$outf" >>"$log"
+    return 1
+  fi
+  if [ "$verdict" != ok ]; then
+    echo "wrong $(tr ',\n' ';' <<<"$verdict" | cut -c1-200)" >>"$rec"
+    { echo "run $i: $verdict"; cat "$outf"; } >>"$log"
+    return 1
+  fi
+  local ps s=0 launches="" kruns="" bytes="" peak="" ks=""
+  ps=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }')
+  if [[ $variant == baseline-* ]]; then
+    s=$(sed -n 's/^seconds //p' "$outf")
+  else
+    # the seconds of time(...): the last value of the `it = ((...), SECONDS) : ...` line
+    s=$(grep '^it = ' "$outf" | tail -n 1 | sed 's/ : .*//; s/.*, *//; s/)$//')
+  fi
+  if [ -f "$prof" ]; then
+    # profile: kernel rows, then (total) with peak bytes
+    read -r launches kruns bytes peak ks < <(awk -F, 'NR > 1 && $4 == "(total)" { peak = $9 }
+        NR > 1 && $4 != "(total)" { l += $7; k++; b += $9; ks += $10 }
+        END { printf "%d %d %.0f %.0f %.6f\n", l, k, b, peak, ks }' "$prof")
+  fi
+  echo "ok $s ${launches:--} ${kruns:--} ${bytes:--} ${peak:--} ${ks:--} $ps" >>"$rec"
+}
+
+# job_row: the row of the job set up by run_job, from its record of runs
+job_row() {
+  local bad
+  bad=$(grep -v '^ok ' "$rec" 2>/dev/null | head -n 1 || true)
+  if [ -n "$bad" ]; then
+    status=${bad%% *} note=${bad#* }
+    emit_row "$runs,,,,,,,,"; return 0
+  fi
+  if [ ! -s "$rec" ]; then status=job-failed note="no runs recorded"; emit_row "$runs,,,,,,,,"; return 0; fi
+  col() { awk -v c="$1" '$c != "-" { print $c }' "$rec"; }
+  local smin smed kmed pmed last
+  smin=$(col 2 | minimum || true)
+  smed=$(col 2 | median || true)
+  kmed=$(col 7 | median || true)
+  pmed=$(col 8 | median || true)
+  # the counts of the last run (they do not change from run to run)
+  last=$(tail -n 1 "$rec" | awk '{ for (i = 3; i <= 6; i++) if ($i == "-") $i = ""; print $3 "," $4 "," $5 "," $6 }')
+  emit_row "$(wc -l <"$rec"),$last,$smin,$smed,$kmed,$pmed"
 }
 
 # ---------------------------------------------------------------- merging
@@ -313,7 +395,8 @@ case $mode in
   list) list_jobs ;;
   job)
     [ -f "$jobfile" ] || list_jobs | array_write_list "$jobfile" "$list_key"
-    run_job "$jobno" ;;
+    [ $build_only = 1 ] && phase=build
+    run_job "$jobno" "$phase" ;;
   merge)
     array_check_key programs.sh "$jobfile" "$list_key"
     merge ;;
@@ -333,9 +416,15 @@ case $mode in
     seq 1 "$n" | sed 's/^/--job=/' | PROGRAMS_WORK=$work xargs -P "$jobs" -n 1 bash "$self" "${task_opts[@]}" --build-only ||
       echo "programs.sh: a build job failed (its row says why)" >&2
     built=$(date +%s)
-    echo "programs ($size): built in $((built - start)) s; timed runs one job at a time" >&2
+    echo "programs ($size): built in $((built - start)) s; timed runs interleaved: $r repetitions of every job, one job at a time" >&2
+    for i in $(seq 1 "$r"); do
+      for k in $(seq 1 "$n"); do
+        PROGRAMS_WORK=$work bash "$self" "${task_opts[@]}" --job="$k" --rep="$i" ||
+          echo "programs.sh: job $k ($(sed -n "${k}p" "$jobfile")) run $i failed" >&2
+      done
+    done
     for k in $(seq 1 "$n"); do
-      PROGRAMS_WORK=$work bash "$self" "${task_opts[@]}" --job="$k" || echo "programs.sh: job $k ($(sed -n "${k}p" "$jobfile")) failed" >&2
+      PROGRAMS_WORK=$work bash "$self" "${task_opts[@]}" --job="$k" --finish || echo "programs.sh: job $k ($(sed -n "${k}p" "$jobfile")) failed" >&2
     done
     echo "programs ($size): ran in $(($(date +%s) - built)) s; load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
     merge ;;

@@ -12,6 +12,8 @@ For experiments/programs.sh (issue 28), which checks every run without running
 nessie again:
 
     verify.py --check=OUT NAME=N [--cache=DIR]     the last `it = ...` line of OUT
+    verify.py --check-timed=OUT NAME=N [--cache=DIR]   the same for bench_timed(N), whose
+                                          value is (bench(N), seconds): the seconds dropped
     verify.py --check-baseline=OUT NAME=N [--cache=DIR]   a baseline's `result V` (seed 0)
 
 print `ok` or `wrong: ...` and exit 0 or 1 (2 for bad arguments, 3 for a program
@@ -266,7 +268,7 @@ def model(name, n, cache):
     return want
 
 
-def check(out, name, n, cache, baseline):
+def check(out, name, n, cache, baseline, timed=False):
     try:
         with open(out) as f:
             text = f.read()
@@ -290,6 +292,8 @@ def check(out, name, n, cache, baseline):
             print("wrong: no 'it = ' line")
             return 1
         got, want = parse(text), model(name, n, cache)
+        if timed:  # (bench(n), seconds)
+            got = got[:-1]
     if same(got, want, None if baseline else abs_tols(name, n, want), wrap=not baseline):
         print("ok")
         return 0
@@ -317,13 +321,14 @@ def main():
     sizes = dict(SIZES)
     given = {}
     out = cache = None
-    baseline = False
+    baseline = timed = False
     for a in sys.argv[1:]:
         if a.startswith("--bin="):
             bindir = a[6:]
-        elif a.startswith("--check=") or a.startswith("--check-baseline="):
+        elif a.startswith(("--check=", "--check-timed=", "--check-baseline=")):
             out = a.split("=", 1)[1]
             baseline = a.startswith("--check-baseline=")
+            timed = a.startswith("--check-timed=")
         elif a.startswith("--cache="):
             cache = a[8:]
         elif "=" in a and a.split("=")[0] in SIZES and a.split("=")[1].isdigit():
@@ -336,7 +341,7 @@ def main():
             print("verify.py: --check needs exactly one NAME=N", file=sys.stderr)
             return 2
         (name, n), = given.items()
-        return check(out, name, n, cache, baseline)
+        return check(out, name, n, cache, baseline, timed)
     bad = 0
     for name, n in sizes.items():
         r = subprocess.run([f"{bindir}/nessie", "run", f"experiments/programs/{name}.nesl",
