@@ -83,7 +83,7 @@ void lcu_mark_last_uses(const LcuProgram *p) {
     w.live = nz_xcalloc(1, (size_t)(w.n ? w.n : 1));
     walk(&w, f->body, w.live);
     /* a node reached twice (shared by two places) is never a move */
-    qsort(w.vars.v, (size_t)w.vars.n, sizeof *w.vars.v, by_address);
+    if (w.vars.n > 1) qsort(w.vars.v, (size_t)w.vars.n, sizeof *w.vars.v, by_address);
     for (int k = 1; k < w.vars.n; k++)
       if (w.vars.v[k] == w.vars.v[k - 1]) w.vars.v[k]->last = w.vars.v[k - 1]->last = 0;
     free(w.live);
