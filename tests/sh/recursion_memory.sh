@@ -34,20 +34,16 @@ for p in --interp=ast --interp=lcu; do
     *) [ "$mb" -lt 200 ] || bad "loop $p: $mb MB resident (bound 200 MB: one step is 40 KB)" ;;
   esac
 done
-"$bin/nessie" build "$tmp/loop.nesl" -o "$tmp/loop" >"$tmp/build.log" 2>&1 || { bad "build of loop.nesl failed"; cat "$tmp/build.log"; }
-if [ -x "$tmp/loop" ]; then
-  NESSIE_PROFILE=$tmp/loop.csv "$tmp/loop" >"$tmp/out" || bad "loop --target=c: exit $?"
-  grep -qxF "$want" "$tmp/out" || bad "loop --target=c: no '$want' in: $(tail -n 1 "$tmp/out")"
-  mb=$(peak_mb "$tmp/loop.csv")
-  [ -n "$mb" ] && [ "$mb" -lt 8 ] || bad "loop --target=c: peak ${mb:-?} MB (bound 8 MB)"
-fi
-
+# c_peak NAME TEXT MB: builds $tmp/NAME.nesl, runs it with a profile; its last line must
+# contain TEXT (a fixed string) and its peak of counted bytes stay under MB
+c_peak() {
+  "$bin/nessie" build "$tmp/$1.nesl" -o "$tmp/$1" >"$tmp/build.log" 2>&1 || { bad "build of $1 failed"; cat "$tmp/build.log"; return; }
+  NESSIE_PROFILE=$tmp/$1.csv "$tmp/$1" >"$tmp/out" || bad "$1 --target=c: exit $?"
+  tail -n 1 "$tmp/out" | grep -qF -- "$2" || bad "$1 --target=c: no '$2' in: $(tail -n 1 "$tmp/out")"
+  mb=$(peak_mb "$tmp/$1.csv")
+  [ -n "$mb" ] && [ "$mb" -lt "$3" ] || bad "$1 --target=c: peak ${mb:-?} MB (bound $3 MB)"
+}
+c_peak loop "$want" 8
 printf 'load "%s/experiments/programs/quicksort" $\nbench(100000) $\n' "$PWD" >"$tmp/qs.nesl"
-"$bin/nessie" build "$tmp/qs.nesl" -o "$tmp/qs" >"$tmp/build.log" 2>&1 || { bad "build of quicksort failed"; cat "$tmp/build.log"; }
-if [ -x "$tmp/qs" ]; then
-  NESSIE_PROFILE=$tmp/qs.csv "$tmp/qs" >"$tmp/out" || bad "quicksort: exit $?"
-  grep -qF "it = (T, " "$tmp/out" || bad "quicksort: not sorted: $(tail -n 1 "$tmp/out")"
-  mb=$(peak_mb "$tmp/qs.csv")
-  [ -n "$mb" ] && [ "$mb" -lt 16 ] || bad "quicksort 10^5: peak ${mb:-?} MB (bound 16 MB)"
-fi
+c_peak qs "it = (T, " 16
 exit $fail
