@@ -22,11 +22,18 @@ static const char *ectype(const Cg *cg, LcuTypeKind k) { return cg_ctype(cg, lcu
 /* Component k of thunk t's value type. */
 static const LcuType *comp(const LcuThunk *t, int k) { return lcu_type_component(t->body->ty, k); }
 
-static int uses_prim(const LcuExpr *e, LcuPrim p) {
+/* Whether e may call seg_of on the thunk's capture `u` (its slot in the thunk
+ * frame): only those segment descriptors need their element-to-segment table,
+ * which costs a pass and 4 bytes per element (quicksort's interleaving kernels
+ * built three where they look up one). A descriptor reached otherwise than as the
+ * capture itself counts as used; one missed here is built at its first seg_of. */
+static int uses_seg_of(const LcuExpr *e, int u) {
   if (!e) return 0;
-  if (e->kind == LE_PRIM && e->prim == p) return 1;
+  if (e->kind == LE_PRIM && e->prim == LP_SEG_OF && e->nargs > 0 &&
+      (e->args[0]->kind != LE_VAR || e->args[0]->slot == u))
+    return 1;
   for (int k = 0; k < e->nargs; k++)
-    if (uses_prim(e->args[k], p)) return 1;
+    if (uses_seg_of(e->args[k], u)) return 1;
   return 0;
 }
 
@@ -40,11 +47,12 @@ static void hoist(Kern *K, const LcuSoac *s) {
       const LcuType *ty = K->ks.ty[slot];
       const char *v = K->ks.name[slot];
       if (done[slot]) continue;
-      done[slot] = 1;
       if (ty->kind == LT_ARRAY) {
+        done[slot] = 1;
         LINE("const %s *restrict %s_d RT_UNUSED = (const %s *)%s->d;", ectype(K->cg, ty->elem), v, ectype(K->cg, ty->elem), v);
         LINE("const int64_t %s_n RT_UNUSED = %s->len;", v, v);
-      } else if (ty->kind == LT_SEGDES && uses_prim(th->body, LP_SEG_OF)) {
+      } else if (ty->kind == LT_SEGDES && uses_seg_of(th->body, u)) {
+        done[slot] = 1;
         LINE("rt_seg_need_segof(%s);", v);
       }
     }

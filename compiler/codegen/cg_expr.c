@@ -4,8 +4,12 @@
  *
  * Ownership in CPU code: every array/segdes atom an expression yields owns one
  * reference; a `let` variable owns its value and releases it when its scope
- * ends; parameters are borrowed (the caller keeps its references for the
- * call); results are handed back owned through out-pointers. */
+ * ends, unless its last use (LcuExpr.last, lcu_lastuse.c) moved the reference
+ * out and left NULL behind. A CPU function owns its parameters as it owns its
+ * lets (the caller hands over a reference per argument, so an argument can
+ * die inside the callee: a recursion does not keep every level's arrays);
+ * kernel parameters are borrowed. Results are handed back owned through
+ * out-pointers. */
 #include <math.h>
 #include <stdarg.h>
 
@@ -585,6 +589,17 @@ static void emit_var(CgScope *s, const LcuExpr *e, CgAtoms *out) {
     nz_die("codegen: unresolved variable %s", e->name);
   *out = slot_atoms(s, e->slot);
   if (s->thunk) return;
+  if (e->last) { /* its last use (lcu_lastuse.c): the reference moves to the consumer */
+    for (int k = 0; k < out->n; k++) {
+      const LcuType *ct = lcu_type_component(s->ty[e->slot], k);
+      if (is_ref(ct)) {
+        const char *v = out->v[k];
+        out->v[k] = bind_tmp(s, ct, v);
+        cg_line(s, "%s = NULL;", v);
+      }
+    }
+    return;
+  }
   for (int k = 0; k < out->n; k++) { /* a new reference for the consumer */
     const LcuType *ct = lcu_type_component(s->ty[e->slot], k);
     if (is_ref(ct)) {
@@ -684,7 +699,8 @@ static void emit_tuple(CgScope *s, const LcuExpr *e, CgAtoms *out) {
   }
 }
 
-/* Calls of CPU functions and kernels: borrowed arguments, owned results. */
+/* Calls of CPU functions (owned arguments) and kernels (borrowed arguments):
+ * owned results. */
 static void emit_call(CgScope *s, const LcuExpr *e, const char *callee, const LcuType *ret, CgAtoms *out) {
   NzBuf call = {0};
   nz_buf_printf(&call, "%s(", callee);
@@ -713,6 +729,7 @@ static void emit_call(CgScope *s, const LcuExpr *e, const char *callee, const Lc
   cg_line(s, "%s", call.s);
   if (cpu_call) cg_line(s, "rt_leave();");
   nz_buf_free(&call);
+  if (cpu_call) return; /* the callee owns its arguments */
   for (int k = 0; k < e->nargs; k++) cg_release_atoms(s, e->args[k]->ty, &args[k]);
 }
 
@@ -862,6 +879,10 @@ void cg_func(Cg *cg, const LcuFunc *f) {
   CgAtoms r;
   cg_expr(&s, f->body, &r);
   for (int k = 0; k < r.n; k++) cg_line(&s, "*out%d = %s;", k, r.v[k]);
+  for (int i = f->nparams - 1; i >= 0; i--) { /* what no last use moved out */
+    CgAtoms v = slot_atoms(&s, f->params[i].slot);
+    cg_release_atoms(&s, f->params[i].ty, &v);
+  }
   nz_buf_puts(b, "}\n\n");
 }
 

@@ -74,6 +74,7 @@ int cg_program(const LcuProgram *p, const CgTarget *t, const char *report, int f
   cg.profile = (flags & CG_PROFILE) != 0;
   cg.float32 = (flags & CG_FLOAT32) != 0;
   clusters(&cg, report);
+  lcu_mark_last_uses(p);
   for (int i = 0; i < p->nkernels; i++) t->kernel(&cg, p->kernels[i], i);
   for (int i = 0; i < p->nfuncs; i++) cg_func(&cg, p->funcs[i]);
 
@@ -124,6 +125,13 @@ int cg_program(const LcuProgram *p, const CgTarget *t, const char *report, int f
   if (t->glue) t->glue(&cg, out, CG_GLUE_ENTRY);
   for (int k = 0; cg.float32 && k < lcu_type_arity(m->ret); k++)
     if (lcu_type_component(m->ret, k)->kind == LT_FLOAT) nz_buf_printf(out, "  float r%d = 0.0f;\n", k);
+  /* main owns its arguments (cg_expr.c); rt_main keeps its own references */
+  for (int i = 0, c = 0; i < m->nparams; i++)
+    for (int k = 0; k < lcu_type_arity(m->params[i].ty); k++, c++) {
+      const LcuType *ct = lcu_type_component(m->params[i].ty, k);
+      if (ct->kind == LT_ARRAY) nz_buf_printf(out, "  rt_retain(a[%d].a);\n", c);
+      if (ct->kind == LT_SEGDES) nz_buf_printf(out, "  rt_seg_retain(a[%d].s);\n", c);
+    }
   nz_buf_printf(out, "  %s(", cg_func_cname(&cg, m));
   int cell = 0, first = 1;
   for (int i = 0; i < m->nparams; i++)

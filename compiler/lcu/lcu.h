@@ -126,6 +126,8 @@ struct LcuExpr {
   LcuExpr **args;
   int nbinds; /* LE_LET */
   LcuBinder *binds;
+  int last; /* LE_VAR in CPU code: no later use of the variable on this path
+               (lcu_mark_last_uses), so its value may be moved, not copied */
 };
 
 /* ----------------------------------------------------------------- thunks */
@@ -390,6 +392,9 @@ LcuValue lcu_value_random(LcuRng *rng, const LcuType *ty);
 /* Runs main(args) of a checked program (paper §6). On a run-time fault prints
  * "file:line:col: error: ..." and returns 1 with *result untouched; returns 0
  * on success, the caller owns *result. */
+/* lcu_lastuse.c: sets LcuExpr.last on every variable occurrence of every CPU
+ * function's body (idempotent; run it after the last rewrite of the program). */
+void lcu_mark_last_uses(const LcuProgram *p);
 int lcu_run_main(const LcuProgram *p, int nargs, const LcuValue *args, LcuValue *result);
 LcuFunc *lcu_main(const LcuProgram *p);
 /* Work counters of the interpreter, accumulated over every run: SOAC applications

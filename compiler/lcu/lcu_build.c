@@ -207,6 +207,7 @@ LcuExpr *lcu_expr_copy(LcuProgram *p, const LcuExpr *e) {
   if (!e) return NULL;
   LcuExpr *c = NZ_NEW(p->arena, LcuExpr);
   *c = *e;
+  c->last = 0; /* a copy may land where the original's last use is not one */
   if (e->nargs) {
     c->args = lcu_exprs(p, e->nargs);
     for (int i = 0; i < e->nargs; i++) c->args[i] = lcu_expr_copy(p, e->args[i]);

@@ -1144,6 +1144,11 @@ static LcuValue eval(Interp *I, const LcuExpr *e, Frame *f) {
     case LE_CHAR: return lcu_value_char(e->lit.c);
     case LE_VAR:
       if (e->slot < 0 || e->slot >= f->n) nz_die("lcu interpreter: unresolved variable %s", e->name);
+      if (e->last) { /* its last use: the value moves out, so it dies with its consumer */
+        LcuValue v = f->v[e->slot];
+        f->v[e->slot] = (LcuValue){0};
+        return v;
+      }
       return lcu_value_copy(f->v[e->slot]);
     case LE_ARRAY: return eval_array(I, e, f);
     case LE_PRIM:
@@ -1239,6 +1244,7 @@ static void run_on_stack(void *arg, size_t room) {
  * thread with a big stack (nz_run_on_stack: the recursion rule); the margin it
  * keeps is for the SOACs and primitives called at the deepest point. */
 int lcu_run_main(const LcuProgram *p, int nargs, const LcuValue *args, LcuValue *result) {
+  lcu_mark_last_uses(p);
   Run r = {p, nargs, args, {0}, 0, 0};
   nz_run_on_stack(run_on_stack, &r);
   nz_stdout_flush();

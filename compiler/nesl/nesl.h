@@ -99,6 +99,7 @@ typedef struct NlExpr {
   NlSeq *cached;      /* E_STRING, E_EMPTY: the (immutable) value, built once */
   NlType **inst;      /* E_VAR of a generic global: what its TY_GEN i stands for here */
   int ninst;
+  bool tail;          /* E_CALL: the result of a function body (through lets and ifs) */
 } NlExpr;
 
 typedef enum { D_FUN, D_DATA, D_BIND, D_EXPR, D_LOAD, D_IGNORED, D_SET, D_ERROR } NlDeclKind;

@@ -786,6 +786,18 @@ static NlType *check(C *c, NlExpr *e) {
   return t;
 }
 
+/* The calls whose value is the function's (NlExpr.tail): once their argument
+ * is evaluated the caller's frame is dead, and the interpreter lets it go, so a
+ * recursive loop keeps one step's values, not every step's. */
+static void mark_tail_calls(NlExpr *e) {
+  switch (e->k) {
+  case E_CALL: e->tail = true; return;
+  case E_IF: mark_tail_calls(e->b); mark_tail_calls(e->c); return;
+  case E_LET: mark_tail_calls(e->a); return;
+  default: return;
+  }
+}
+
 /* ---------- top level ---------- */
 static int check_fun(C *c, NlDecl *d) {
   NlEnv *env = c->env;
@@ -842,6 +854,7 @@ static int check_fun(C *c, NlDecl *d) {
   if (!bind_pattern(c, d->pat, arg, false)) return 0;
   NlType *bt = check(c, d->body);
   if (!bt) return 0;
+  mark_tail_calls(d->body);
   if (!unify(res, bt)) {
     NzBuf what = {0};
     nz_buf_printf(&what, "result of %s", d->name);

@@ -293,8 +293,10 @@ static char *stack_base;
 static size_t stack_limit;
 static int64_t call_depth;
 
+/* drop: the caller's frame when the call is its function's result (NlExpr.tail);
+ * its values die once the argument is bound, not when the callee returns. */
 static NlVal run_body(NlFn *fn, NlPat *pat, NlExpr *body, int nslots, NlExpr *arge, NlVal argv,
-                      NlFrame *efr, NlFrame *up, NlType **inst) {
+                      NlFrame *efr, NlFrame *up, NlType **inst, NlFrame *drop) {
   char probe;
   if (fn->k == FN_USER && call_depth >= nz_max_depth())
     nesl_rt_error(NZ_DEEP_MSG, (long long)nz_max_depth());
@@ -325,6 +327,7 @@ static NlVal run_body(NlFn *fn, NlPat *pat, NlExpr *body, int nslots, NlExpr *ar
   live_frames = &nf;
   maybe_gc();
   if (arge) bind_expr(pat, arge, efr, &nf);
+  if (drop) memset(drop->slots, 0, sizeof(NlVal) * (size_t)drop->n);
   call_depth += fn->k == FN_USER;
   NlVal r = eval(body, &nf);
   call_depth -= fn->k == FN_USER;
@@ -335,22 +338,22 @@ static NlVal run_body(NlFn *fn, NlPat *pat, NlExpr *body, int nslots, NlExpr *ar
 /* Apply function value f to an argument given as an expression (arge, evaluated in efr)
  * or as a value (argv, when arge is NULL). inst: the instantiation of f's generic type at
  * a direct call of a global (NlExpr.inst), or NULL. */
-static NlVal apply(NlVal f, NlExpr *arge, NlVal argv, NlFrame *efr, NlType **inst) {
+static NlVal apply(NlVal f, NlExpr *arge, NlVal argv, NlFrame *efr, NlType **inst, NlFrame *drop) {
   NlFn *fn = f.fn;
   switch (fn->k) {
   case FN_PRIM: return arge ? call_prim_expr(fn->prim, arge, efr) : call_prim(fn->prim, argv);
   case FN_USER:
     return run_body(fn, fn->decl->pat, fn->decl->body, fn->decl->nslots, arge, argv, efr, NULL,
-                    inst);
+                    inst, drop);
   case FN_LAMBDA:
     return run_body(fn, fn->lambda->pats[0], fn->lambda->a, fn->lambda->nslots, arge, argv, efr,
-                    fn->frame, NULL);
+                    fn->frame, NULL, NULL);
   case FN_CON: return arge ? eval(arge, efr) : argv;
   }
   nz_die("bad function value");
 }
 
-NlVal nesl_apply(NlVal f, NlVal arg) { return apply(f, NULL, arg, NULL, NULL); }
+NlVal nesl_apply(NlVal f, NlVal arg) { return apply(f, NULL, arg, NULL, NULL, NULL); }
 
 /* The element kind of values of type t in frame fr, following the type variables of a
  * generic function to what they stand for at its call (NlFrame.decl); -1 if unknown.
@@ -557,7 +560,10 @@ static NlVal eval(NlExpr *e, NlFrame *fr) {
       NlVal f = eval(fe, fr);
       bool rooted = fe->k != E_VAR; /* a variable's value is rooted by its frame or global */
       if (rooted) root_push(&f);
-      r = apply(f, e->b, r, fr, fe->k == E_VAR && fe->vk == VK_GLOBAL ? fe->inst : NULL);
+      /* a tail call of a global lets the caller's frame go (a local function value
+       * must stay rooted by it) */
+      bool global = fe->k == E_VAR && fe->vk == VK_GLOBAL;
+      r = apply(f, e->b, r, fr, global ? fe->inst : NULL, e->tail && global ? fr : NULL);
       if (rooted) UNROOT(1);
     }
     cur_loc = saved;

@@ -53,6 +53,28 @@ int main(void) {
   CHECK("rt_arr_zeroed is zero-filled", zero);
   rt_release(z);
 
+  /* the pool (rt_mem.c): a big block freed serves the next one of its size class */
+  RtArr *big = rt_arr_new(RT_INT, 1000000);
+  void *big_d = big->d;
+  ((int32_t *)big->d)[999999] = 7;
+  rt_release(big);
+  before = rt_bytes_allocated;
+  RtArr *again = rt_arr_zeroed(RT_INT, 990000); /* 3.96 MB: the class of 4 MB */
+  zero = 1;
+  for (int i = 0; i < 990000; i++) zero &= ((int32_t *)again->d)[i] == 0;
+  CHECK("a pooled block counts as allocated and comes back zero-filled when asked",
+        rt_bytes_allocated - before >= 3960000 && zero);
+#if !defined(__SANITIZE_ADDRESS__) /* AddressSanitizer turns the pool off */
+  CHECK("a freed big block is reused for the next of its class", again->d == big_d);
+#else
+  (void)big_d;
+#endif
+  RtArr *bigger = rt_arr_new(RT_INT, 1200000); /* another class: a block of its own */
+  CHECK("a block of another class is not reused", bigger->d != again->d);
+  rt_release(again);
+  rt_release(bigger);
+  CHECK("pooled blocks are not live", rt_bytes_live == 0);
+
   int64_t w = -1;
 #pragma omp parallel for
   for (int64_t i = 0; i < 100000; i++) rt_atomic_max(&w, i % 77777);
