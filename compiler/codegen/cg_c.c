@@ -318,6 +318,27 @@ static void soac_permute(Kern *K, const LcuSoac *s) {
     LINE("}");
     LINE("rt_fault_check();");
     LINE("rt_free(seen);");
+  } else if (lcu_permute_scatter(s) != LCU_SCATTER_ORDERED) {
+    /* one pass, no winner array (lcu_permute_scatter): the writes to a position
+     * store one value (plain stores, any order), or the winner's value is their
+     * maximum (an atomic max into the zeroed output) */
+    int same = lcu_permute_scatter(s) == LCU_SCATTER_SAME;
+    LINE("#pragma omp parallel for schedule(static)");
+    LINE("for (int64_t j = 0; j < n; j++) {");
+    K->ks.ind++;
+    CgAtoms v = thunk(K, tv, "j", "j", NULL);
+    CgAtoms d = thunk(K, ti, "j", "j", NULL);
+    LINE("if ((uint64_t)(int64_t)%s >= (uint64_t)m) rt_fault_permute_range(j, %s, %s, m);", d.v[0], loc, d.v[0]);
+    if (same) {
+      LINE("else {");
+      for (int k = 0; k < nc; k++) LINE("  %s_o[%s] = %s;", bind(K, s, k), d.v[0], v.v[k]);
+      LINE("}");
+    } else {
+      LINE("else rt_atomic_max_i32(&%s_o[%s], %s);", bind(K, s, 0), d.v[0], v.v[0]);
+    }
+    K->ks.ind--;
+    LINE("}");
+    LINE("rt_fault_check();");
   } else {
     /* a general scatter: of two writes to one position the higher source
      * index wins, as in the interpreter, whatever the threads do */
