@@ -280,10 +280,10 @@ static void soac_permute(Kern *K, const LcuSoac *s) {
     LINE("%s *restrict %s_o = %s->d;", cg_ctype(K->cg, comp(tv, k)), v, v);
   }
   if (!into) {
-    /* a permutation of [0, n): each destination marked once; a second mark
-     * is a collision, found again in order to report the first one */
+    /* a permutation of [0, n): each destination marked (plain stores); fewer
+     * marks than writes means a collision, found again in order to report the
+     * first one */
     LINE("uint8_t *seen = rt_calloc((size_t)m + 1);");
-    LINE("int collided = 0;");
     LINE("#pragma omp parallel for schedule(static)");
     LINE("for (int64_t j = 0; j < n; j++) {");
     K->ks.ind++;
@@ -291,14 +291,19 @@ static void soac_permute(Kern *K, const LcuSoac *s) {
     CgAtoms d = thunk(K, ti, "j", "j", NULL);
     LINE("if ((uint64_t)(int64_t)%s >= (uint64_t)m) {", d.v[0]);
     LINE("  rt_fault_permute_range(j, %s, %s, m);", loc, d.v[0]);
-    LINE("} else if (rt_atomic_mark(&seen[%s])) {", d.v[0]);
-    LINE("  __atomic_store_n(&collided, 1, __ATOMIC_RELAXED);");
     LINE("} else {");
+    LINE("  __atomic_store_n(&seen[%s], 1, __ATOMIC_RELAXED);", d.v[0]);
     for (int k = 0; k < nc; k++) LINE("  %s_o[%s] = %s;", bind(K, s, k), d.v[0], v.v[k]);
     LINE("}");
     K->ks.ind--;
     LINE("}");
-    LINE("if (collided) {");
+    /* n destinations in range mark n places unless two met or one was out of
+     * range (then the first collision before that fault is looked for, below):
+     * a count after the scatter costs less than an atomic exchange per write */
+    LINE("int64_t marked = 0;");
+    LINE("#pragma omp parallel for schedule(static) reduction(+ : marked)");
+    LINE("for (int64_t j = 0; j < m; j++) marked += seen[j];");
+    LINE("if (marked != n) {");
     K->ks.ind++;
     LINE("int64_t *first = rt_alloc(sizeof(int64_t) * (size_t)(m + 1));");
     LINE("for (int64_t j = 0; j < m; j++) first[j] = -1;");
@@ -319,10 +324,20 @@ static void soac_permute(Kern *K, const LcuSoac *s) {
     LINE("rt_fault_check();");
     LINE("rt_free(seen);");
   } else if (lcu_permute_scatter(s) != LCU_SCATTER_ORDERED) {
-    /* one pass, no winner array (lcu_permute_scatter): the writes to a position
-     * store one value (plain stores, any order), or the winner's value is their
-     * maximum (an atomic max into the zeroed output) */
+    /* no winner array (lcu_permute_scatter): the writes to a position store one
+     * value (one pass of plain stores, any order), or the winner's value is their
+     * maximum (an atomic max into the zeroed output where writes met) */
     int same = lcu_permute_scatter(s) == LCU_SCATTER_SAME;
+    const char *o = bind(K, s, 0);
+    if (!same) {
+      /* plain stores first; the values are >= 1, so a count of the places
+       * written tells whether two writes met, and only then does a second pass
+       * take the maximum over what the first left (a count over m costs more
+       * than atomics when m is much larger than n) */
+      LINE("int cas = m / 4 > n;");
+      LINE("for (int pass = 0; pass < 2; pass++) {");
+      K->ks.ind++;
+    }
     LINE("#pragma omp parallel for schedule(static)");
     LINE("for (int64_t j = 0; j < n; j++) {");
     K->ks.ind++;
@@ -334,11 +349,22 @@ static void soac_permute(Kern *K, const LcuSoac *s) {
       for (int k = 0; k < nc; k++) LINE("  %s_o[%s] = %s;", bind(K, s, k), d.v[0], v.v[k]);
       LINE("}");
     } else {
-      LINE("else rt_atomic_max_i32(&%s_o[%s], %s);", bind(K, s, 0), d.v[0], v.v[0]);
+      LINE("else if (cas) rt_atomic_max_i32(&%s_o[%s], %s);", o, d.v[0], v.v[0]);
+      LINE("else __atomic_store_n(&%s_o[%s], %s, __ATOMIC_RELAXED);", o, d.v[0], v.v[0]);
     }
     K->ks.ind--;
     LINE("}");
     LINE("rt_fault_check();");
+    if (!same) {
+      LINE("if (cas) break;");
+      LINE("int64_t written = 0;");
+      LINE("#pragma omp parallel for schedule(static) reduction(+ : written)");
+      LINE("for (int64_t j = 0; j < m; j++) written += %s_o[j] != 0;", o);
+      LINE("if (written == n) break;");
+      LINE("cas = 1;");
+      K->ks.ind--;
+      LINE("}");
+    }
   } else {
     /* a general scatter: of two writes to one position the higher source
      * index wins, as in the interpreter, whatever the threads do */

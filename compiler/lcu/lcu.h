@@ -289,9 +289,9 @@ typedef enum {
   LCU_SCATTER_ORDERED, /* general: the winner must be found */
   LCU_SCATTER_SAME,    /* the value thunk does not read its index: the writes to a
                           position store one value, in any order (dist(v, n) <- ...) */
-  LCU_SCATTER_MAX,     /* one int value, the index plus a literal k in {0, 1}: the highest
+  LCU_SCATTER_MAX,     /* one int value, the index + 1 (put's and permute's): the highest
                           index writes the largest value, so the maximum per position
-                          (over 0, the unwritten) is the winner's (put's i + 1) */
+                          is the winner's, and 0 is never written */
 } LcuScatter;
 LcuScatter lcu_permute_scatter(const LcuSoac *s);
 

@@ -990,9 +990,8 @@ LcuScatter lcu_permute_scatter(const LcuSoac *s) {
   if (b->ty && b->ty->kind == LT_INT && b->kind == LE_PRIM && b->prim == LP_ADD && b->nargs == 2) {
     const LcuExpr *x = b->args[0], *k = b->args[1];
     if (x->kind == LE_INT) x = b->args[1], k = b->args[0];
-    if (x->kind == LE_VAR && x->name == ix && k->kind == LE_INT && k->lit.i >= 0 && k->lit.i <= 1)
-      return LCU_SCATTER_MAX; /* k <= 1: i + k < 2^31 for every index, no wrap */
+    if (x->kind == LE_VAR && x->name == ix && k->kind == LE_INT && k->lit.i == 1)
+      return LCU_SCATTER_MAX; /* i + 1 < 2^31 for every index: no wrap */
   }
-  if (b->ty && b->ty->kind == LT_INT && b->kind == LE_VAR && b->name == ix) return LCU_SCATTER_MAX;
   return LCU_SCATTER_ORDERED;
 }
