@@ -571,32 +571,35 @@ static void lp_permute(Args *A) {
 /* The value every element of c has when c was made by a MAP whose body is a literal
  * or a captured scalar (what __dist(v, n) makes), as an expression for kernel builder
  * k (capturing that scalar; k NULL: only whether there is one); else NULL. */
-static LcuExpr *uniform_value(Fl *F, FlKb *k, FlComp c) {
+/* The right-hand side that bound c alone (names are fresh), or NULL. */
+static const LcuExpr *def_of(Fl *F, FlComp c) {
   for (int b = F->blks.n - 1; b >= 0; b--) {
     const FlBlk *blk = F->blks.v[b];
-    for (int i = 0; i < blk->v.n; i++) {
-      const FlBind *x = &blk->v.v[i];
-      if (x->n != 1 || x->b[0].name != c.name) continue;
-      if (x->rhs->kind != LE_RUN) return NULL;
-      const LcuKernel *K = lcu_find_kernel(P, x->rhs->name);
-      if (!K || K->nsoacs != 1 || K->soacs[0].kind != LS_MAP || K->soacs[0].nbinds != 1) return NULL;
-      LcuExpr *e = K->soacs[0].thunks[0]->body;
-      switch (e->kind) {
-      case LE_INT: case LE_FLOAT: case LE_BOOL: case LE_CHAR: return cp(F, e);
-      case LE_VAR:
-        /* a kernel parameter is named after the CPU variable it captures */
-        for (int j = 0; j < K->nparams; j++)
-          if (K->params[j].name == e->name && K->params[j].ty && K->params[j].ty->kind != LT_ARRAY &&
-              K->params[j].ty->kind != LT_SEGDES) {
-            FlComp v = {e->name, K->params[j].ty};
-            return k ? flan_kc(k, v) : cp(F, e);
-          }
-        return NULL;
-      default: return NULL;
-      }
-    }
+    for (int i = 0; i < blk->v.n; i++)
+      if (blk->v.v[i].n == 1 && blk->v.v[i].b[0].name == c.name) return blk->v.v[i].rhs;
   }
   return NULL;
+}
+
+static LcuExpr *uniform_value(Fl *F, FlKb *k, FlComp c) {
+  const LcuExpr *rhs = def_of(F, c);
+  if (!rhs || rhs->kind != LE_RUN) return NULL;
+  const LcuKernel *K = lcu_find_kernel(P, rhs->name);
+  if (!K || K->nsoacs != 1 || K->soacs[0].kind != LS_MAP || K->soacs[0].nbinds != 1) return NULL;
+  LcuExpr *e = K->soacs[0].thunks[0]->body;
+  switch (e->kind) {
+  case LE_INT: case LE_FLOAT: case LE_BOOL: case LE_CHAR: return cp(F, e);
+  case LE_VAR:
+    /* a kernel parameter is named after the CPU variable it captures */
+    for (int j = 0; j < K->nparams; j++)
+      if (K->params[j].name == e->name && K->params[j].ty && K->params[j].ty->kind != LT_ARRAY &&
+          K->params[j].ty->kind != LT_SEGDES) {
+        FlComp v = {e->name, K->params[j].ty};
+        return k ? flan_kc(k, v) : cp(F, e);
+      }
+    return NULL;
+  default: return NULL;
+  }
 }
 
 /* put's destinations, for builder k: element off of row o of v goes to d's element
@@ -605,6 +608,17 @@ static LcuExpr *uniform_value(Fl *F, FlKb *k, FlComp c) {
 static LcuExpr *put_dest(FlKb *k, Args *A, FlComp td) {
   Fl *F = A->F;
   FlComp sv = A->a[0][0], si = A->a[1][0], idx = A->a[1][1], sdd = A->a[2][0];
+  const LcuExpr *rows = def_of(F, A->n);
+  if (rows && rows->kind == LE_INT && rows->lit.i == 1) {
+    /* one row (an unlifted put: primes' `<-`): every row starts at 0, so no
+     * per-element segment lookups; i's length is its total */
+    const char *d = flan_fresh(F, "d");
+    LcuExpr *dv = lcu_var(P, d, L);
+    FlComp ti = total(F, si);
+    LcuExpr *in_d = p2(F, LP_ANDALSO, p2(F, LP_GE, dv, iv(F, 0)), p2(F, LP_LT, cp(F, dv), flan_kc(k, td)));
+    LcuExpr *dst = lcu_let1(P, d, ix(k, idx), lcu_if(P, in_d, cp(F, dv), flan_kc(k, td), L), L);
+    return lcu_if(P, p2(F, LP_LT, flan_kix(k), flan_kc(k, ti)), dst, flan_kc(k, td), L);
+  }
   const char *o = flan_fresh(F, "o"), *off = flan_fresh(F, "off"), *d = flan_fresh(F, "d");
   LcuExpr *ov = lcu_var(P, o, L), *offv = lcu_var(P, off, L), *dv = lcu_var(P, d, L);
   LcuExpr *ok = p2(F, LP_ANDALSO, p2(F, LP_LT, offv, seg(k, LP_SEG_LEN, si, ov)),
