@@ -527,6 +527,40 @@ static void lp_pack2(Args *A) {
   pack_by(A, A->t[0]->a, sv, A->a[0] + 1, flags);
 }
 
+/* The right-hand side that bound c alone (names are fresh), or NULL. */
+static const LcuExpr *def_of(Fl *F, FlComp c) {
+  for (int b = F->blks.n - 1; b >= 0; b--) {
+    const FlBlk *blk = F->blks.v[b];
+    for (int i = 0; i < blk->v.n; i++)
+      if (blk->v.v[i].n == 1 && blk->v.v[i].b[0].name == c.name) return blk->v.v[i].rhs;
+  }
+  return NULL;
+}
+
+/* Whether A has one row (an unlifted call, flan_prim_rows' literal 1): each row then
+ * starts at 0 and its length is the total, so per-element segment lookups go. */
+static bool one_row(Args *A) {
+  const LcuExpr *rows = def_of(A->F, A->n);
+  return rows && rows->kind == LE_INT && rows->lit.i == 1;
+}
+
+/* permute's scatter over rows: element off of row o goes to row o's element i[off]
+ * (0 for an index out of the row or past i's row), writing source index + 1. */
+static FlComp permute_rows(FlKb *k, Args *A, FlComp tv) {
+  Fl *F = A->F;
+  FlComp sv = A->a[0][0], si = A->a[1][0], idx = A->a[1][1];
+  const char *o = flan_fresh(F, "o"), *off = flan_fresh(F, "off"), *d = flan_fresh(F, "d");
+  LcuExpr *ov = lcu_var(P, o, L), *offv = lcu_var(P, off, L), *dv = lcu_var(P, d, L);
+  LcuExpr *in_i = p2(F, LP_LT, offv, seg(k, LP_SEG_LEN, si, ov));
+  LcuExpr *dget = lcu_if(P, in_i, at(k, idx, p2(F, LP_ADD, seg(k, LP_SEG_START, si, cp(F, ov)), cp(F, offv))), iv(F, -1), L);
+  LcuExpr *dst = lcu_if(P, out_of(F, dv, seg(k, LP_SEG_LEN, sv, cp(F, ov))), iv(F, 0),
+                        p2(F, LP_ADD, seg(k, LP_SEG_START, sv, cp(F, ov)), cp(F, dv)), L);
+  dst = lcu_let1(P, d, dget, dst, L);
+  dst = lcu_let1(P, off, p2(F, LP_SUB, flan_kix(k), seg(k, LP_SEG_START, sv, cp(F, ov))), dst, L);
+  dst = lcu_let1(P, o, seg(k, LP_SEG_OF, sv, flan_kix(k)), dst, L);
+  return flan_kb_permute(k, tv, p2(F, LP_ADD, flan_kix(k), iv(F, 1)), dst, &tv, LT_INT);
+}
+
 /* permute(v, i) per row. Every check is deferred: the scatter runs over v's elements
  * (element off of row o goes to i's element off of that row), so a row whose lengths
  * differ or an index out of bounds only writes position 0 of v's own elements (no
@@ -545,19 +579,21 @@ static void lp_permute(Args *A) {
   flan_check_defer(F, bad, msg, A->loc);
   FlComp ti = total(F, si), tv = total(F, sv);
   flan_kb_init(&k, F);
-  LcuExpr *len = seg(&k, LP_SEG_LEN, si, seg(&k, LP_SEG_OF, si, flan_kix(&k)));
+  bool one = one_row(A);
+  LcuExpr *len = one ? flan_kc(&k, ti) : seg(&k, LP_SEG_LEN, si, seg(&k, LP_SEG_OF, si, flan_kix(&k)));
   flan_check_defer(F, flan_any(&k, ti, out_of(F, ix(&k, idx), len)), msg, A->loc);
   flan_kb_init(&k, F);
-  const char *o = flan_fresh(F, "o"), *off = flan_fresh(F, "off"), *d = flan_fresh(F, "d");
-  LcuExpr *ov = lcu_var(P, o, L), *offv = lcu_var(P, off, L), *dv = lcu_var(P, d, L);
-  LcuExpr *in_i = p2(F, LP_LT, offv, seg(&k, LP_SEG_LEN, si, ov));
-  LcuExpr *dget = lcu_if(P, in_i, at(&k, idx, p2(F, LP_ADD, seg(&k, LP_SEG_START, si, cp(F, ov)), cp(F, offv))), iv(F, -1), L);
-  LcuExpr *dst = lcu_if(P, out_of(F, dv, seg(&k, LP_SEG_LEN, sv, cp(F, ov))), iv(F, 0),
-                        p2(F, LP_ADD, seg(&k, LP_SEG_START, sv, cp(F, ov)), cp(F, dv)), L);
-  dst = lcu_let1(P, d, dget, dst, L);
-  dst = lcu_let1(P, off, p2(F, LP_SUB, flan_kix(&k), seg(&k, LP_SEG_START, sv, cp(F, ov))), dst, L);
-  dst = lcu_let1(P, o, seg(&k, LP_SEG_OF, sv, flan_kix(&k)), dst, L);
-  FlComp inv = flan_kb_permute(&k, tv, p2(F, LP_ADD, flan_kix(&k), iv(F, 1)), dst, &tv, LT_INT);
+  FlComp inv;
+  if (one) {
+    /* one row: element j goes to i[j] (0 for an index out of [0, tv), or past i's
+     * end, which the checks report) */
+    const char *d = flan_fresh(F, "d");
+    LcuExpr *dv = lcu_var(P, d, L);
+    LcuExpr *dst = lcu_if(P, out_of(F, dv, flan_kc(&k, tv)), iv(F, 0), cp(F, dv), L);
+    dst = lcu_let1(P, d, lcu_if(P, p2(F, LP_LT, flan_kix(&k), flan_kc(&k, ti)), ix(&k, idx), iv(F, -1), L), dst, L);
+    inv = flan_kb_permute(&k, tv, p2(F, LP_ADD, flan_kix(&k), iv(F, 1)), dst, &tv, LT_INT);
+  } else
+    inv = permute_rows(&k, A, tv);
   flan_kb_init(&k, F);
   flan_check_defer(F, flan_any(&k, tv, p2(F, LP_EQ, ix(&k, inv), iv(F, 0))), msg, A->loc);
   flan_kb_init(&k, F);
@@ -571,16 +607,6 @@ static void lp_permute(Args *A) {
 /* The value every element of c has when c was made by a MAP whose body is a literal
  * or a captured scalar (what __dist(v, n) makes), as an expression for kernel builder
  * k (capturing that scalar; k NULL: only whether there is one); else NULL. */
-/* The right-hand side that bound c alone (names are fresh), or NULL. */
-static const LcuExpr *def_of(Fl *F, FlComp c) {
-  for (int b = F->blks.n - 1; b >= 0; b--) {
-    const FlBlk *blk = F->blks.v[b];
-    for (int i = 0; i < blk->v.n; i++)
-      if (blk->v.v[i].n == 1 && blk->v.v[i].b[0].name == c.name) return blk->v.v[i].rhs;
-  }
-  return NULL;
-}
-
 static LcuExpr *uniform_value(Fl *F, FlKb *k, FlComp c) {
   const LcuExpr *rhs = def_of(F, c);
   if (!rhs || rhs->kind != LE_RUN) return NULL;
@@ -608,8 +634,7 @@ static LcuExpr *uniform_value(Fl *F, FlKb *k, FlComp c) {
 static LcuExpr *put_dest(FlKb *k, Args *A, FlComp td) {
   Fl *F = A->F;
   FlComp sv = A->a[0][0], si = A->a[1][0], idx = A->a[1][1], sdd = A->a[2][0];
-  const LcuExpr *rows = def_of(F, A->n);
-  if (rows && rows->kind == LE_INT && rows->lit.i == 1) {
+  if (one_row(A)) {
     /* one row (an unlifted put: primes' `<-`): every row starts at 0, so no
      * per-element segment lookups; i's length is its total */
     const char *d = flan_fresh(F, "d");
