@@ -13,6 +13,7 @@ typedef struct {
   CgScope ks; /* the kernel frame */
   int tid;    /* thunks emitted so far */
   CgSizes *sizes; /* λcu names of the sizes checked, in order (sz0, sz1, ...) */
+  const uint8_t *safe; /* the SOAC being emitted: its row of cg->ixsafe, or NULL */
 } Kern;
 
 #define LINE(...) cg_line(&K->ks, __VA_ARGS__)
@@ -77,6 +78,12 @@ static void size(Kern *K, const LcuSize *z, const char *name) {
 static CgAtoms thunk(Kern *K, const LcuThunk *t, const char *it, const char *idx, const CgAtoms *vals) {
   CgScope ts;
   cg_scope_thunk(&ts, &K->ks, t, ++K->tid, it);
+  if (K->safe && !vals && idx && t->nparams == 1) { /* an index thunk: idx is in [0, n) */
+    uint8_t *f = NZ_NEWN(K->cg->arena, uint8_t, ts.nslots + 1);
+    for (int u = 0; u < t->nusing; u++) f[u] = K->safe[t->usings[u].slot];
+    ts.ixsafe = f;
+    ts.ixslot = t->params[0].slot;
+  }
   for (int p = 0; p < t->nparams; p++) {
     const LcuBinder *b = &t->params[p];
     cg_line(&ts, "const %s %s RT_UNUSED = %s;", cg_ctype(K->cg, b->ty), ts.name[b->slot],
@@ -491,7 +498,7 @@ static void soac_seg(Kern *K, const LcuSoac *s, int scan) {
 /* The body of kernel k as function fn into b (CgBodyFn). */
 static void kernel_body(Cg *cg, const LcuKernel *k, NzBuf *b, const char *fn, CgSizes *sizes) {
   NzBuf text = {0};
-  Kern KK = {cg, k, {0}, 0, sizes}, *K = &KK;
+  Kern KK = {cg, k, {0}, 0, sizes, NULL}, *K = &KK;
   cg_scope_kernel(&K->ks, cg, k, &text);
   cg->tmp = 0;
   LINE("const double t0 = rt_now();");
@@ -503,8 +510,14 @@ static void kernel_body(Cg *cg, const LcuKernel *k, NzBuf *b, const char *fn, Cg
       const char *ct = cg_ctype(K->cg, bd->ty);
       LINE("%s%s%s = %s;", ct, ct[strlen(ct) - 1] == '*' ? "" : " ", K->ks.name[bd->slot], cg_zero(K->cg, bd->ty));
     }
+  int ki = 0;
+  while (ki < cg->p->nkernels && cg->p->kernels[ki] != k) ki++;
   for (int i = 0; i < k->nsoacs; i++) {
     const LcuSoac *s = &k->soacs[i];
+    /* segmented SOACs' indices range over their descriptor's elements: not known */
+    K->safe = ki < cg->p->nkernels && cg->ixsafe && s->kind != LS_SEGREDUCE && s->kind != LS_SEGSCAN
+                  ? cg->ixsafe[ki] + (size_t)i * (size_t)k->nslots
+                  : NULL;
     LINE("/* %s -> %s%s */", lcu_soac_name(s->kind), bind(K, s, 0), s->nbinds > 1 ? ", ..." : "");
     LINE("{");
     K->ks.ind++;
