@@ -33,6 +33,11 @@ typedef struct CgScope {
   int nslots;
   const char **name;    /* C base name of each frame slot */
   const LcuType **ty;   /* type of each frame slot */
+  /* a thunk whose parameter (slot ixslot) is its SOAC's index in [0, n): ixsafe[u]
+   * set when capture u is an array of at least n elements (cg_ix_facts), so that
+   * u[ixslot] needs no bounds check; NULL: none known */
+  int ixslot;
+  const uint8_t *ixsafe;
 } CgScope;
 
 /* A target: emits a kernel as a C function with the signature of
@@ -74,6 +79,9 @@ struct Cg {
   const char *profile_path;
   /* per kernel: the invocations fused into it (profile's cluster column) */
   const char **clusters;
+  /* per kernel (cg_ix_facts): nsoacs rows of nslots flags, row i's slot x set when
+   * array x has at least as many elements as SOAC i's iteration space at every run */
+  uint8_t **ixsafe;
 };
 
 /* ------------------------------------------------------------ cg_expr.c */
@@ -119,6 +127,7 @@ void cg_kernel_body_proto(Cg *cg, NzBuf *b, const LcuKernel *k, const char *fn, 
 const char *cg_size_name(Cg *cg, CgSizes *sizes, const LcuSize *z); /* "szN" for size z, recorded */
 void cg_func_proto(Cg *cg, NzBuf *b, const LcuFunc *f);
 const char *cg_kernel_cname(Cg *cg, const LcuKernel *k);
+void cg_ix_facts(Cg *cg); /* fills cg->ixsafe (cg_prog.c) */
 const char *cg_func_cname(Cg *cg, const LcuFunc *f);
 void cg_func(Cg *cg, const LcuFunc *f);
 /* A kernel's results handed out (a new reference each), its own arrays released. */

@@ -13,6 +13,7 @@ typedef struct {
   CgScope ks; /* the kernel frame */
   int tid;    /* thunks emitted so far */
   CgSizes *sizes; /* λcu names of the sizes checked, in order (sz0, sz1, ...) */
+  const uint8_t *safe; /* the SOAC being emitted: its row of cg->ixsafe, or NULL */
 } Kern;
 
 #define LINE(...) cg_line(&K->ks, __VA_ARGS__)
@@ -85,6 +86,12 @@ static void size(Kern *K, const LcuSize *z, const char *name) {
 static CgAtoms thunk(Kern *K, const LcuThunk *t, const char *it, const char *idx, const CgAtoms *vals) {
   CgScope ts;
   cg_scope_thunk(&ts, &K->ks, t, ++K->tid, it);
+  if (K->safe && !vals && idx && t->nparams == 1) { /* an index thunk: idx is in [0, n) */
+    uint8_t *f = NZ_NEWN(K->cg->arena, uint8_t, ts.nslots + 1);
+    for (int u = 0; u < t->nusing; u++) f[u] = K->safe[t->usings[u].slot];
+    ts.ixsafe = f;
+    ts.ixslot = t->params[0].slot;
+  }
   for (int p = 0; p < t->nparams; p++) {
     const LcuBinder *b = &t->params[p];
     cg_line(&ts, "const %s %s RT_UNUSED = %s;", cg_ctype(K->cg, b->ty), ts.name[b->slot],
@@ -288,10 +295,10 @@ static void soac_permute(Kern *K, const LcuSoac *s) {
     LINE("%s *restrict %s_o = %s->d;", cg_ctype(K->cg, comp(tv, k)), v, v);
   }
   if (!into) {
-    /* a permutation of [0, n): each destination marked once; a second mark
-     * is a collision, found again in order to report the first one */
+    /* a permutation of [0, n): each destination marked (plain stores); fewer
+     * marks than writes means a collision, found again in order to report the
+     * first one */
     LINE("uint8_t *seen = rt_calloc((size_t)m + 1);");
-    LINE("int collided = 0;");
     LINE("#pragma omp parallel for schedule(static)");
     LINE("for (int64_t j = 0; j < n; j++) {");
     K->ks.ind++;
@@ -299,14 +306,19 @@ static void soac_permute(Kern *K, const LcuSoac *s) {
     CgAtoms d = thunk(K, ti, "j", "j", NULL);
     LINE("if ((uint64_t)(int64_t)%s >= (uint64_t)m) {", d.v[0]);
     LINE("  rt_fault_permute_range(j, %s, %s, m);", loc, d.v[0]);
-    LINE("} else if (rt_atomic_mark(&seen[%s])) {", d.v[0]);
-    LINE("  __atomic_store_n(&collided, 1, __ATOMIC_RELAXED);");
     LINE("} else {");
+    LINE("  __atomic_store_n(&seen[%s], 1, __ATOMIC_RELAXED);", d.v[0]);
     for (int k = 0; k < nc; k++) LINE("  %s_o[%s] = %s;", bind(K, s, k), d.v[0], v.v[k]);
     LINE("}");
     K->ks.ind--;
     LINE("}");
-    LINE("if (collided) {");
+    /* n destinations in range mark n places unless two met or one was out of
+     * range (then the first collision before that fault is looked for, below):
+     * a count after the scatter costs less than an atomic exchange per write */
+    LINE("int64_t marked = 0;");
+    LINE("#pragma omp parallel for schedule(static) reduction(+ : marked)");
+    LINE("for (int64_t j = 0; j < m; j++) marked += seen[j];");
+    LINE("if (marked != n) {");
     K->ks.ind++;
     LINE("int64_t *first = rt_alloc(sizeof(int64_t) * (size_t)(m + 1));");
     LINE("for (int64_t j = 0; j < m; j++) first[j] = -1;");
@@ -326,6 +338,48 @@ static void soac_permute(Kern *K, const LcuSoac *s) {
     LINE("}");
     LINE("rt_fault_check();");
     LINE("rt_free(seen);");
+  } else if (lcu_permute_scatter(s) != LCU_SCATTER_ORDERED) {
+    /* no winner array (lcu_permute_scatter): the writes to a position store one
+     * value (one pass of plain stores, any order), or the winner's value is their
+     * maximum (an atomic max into the zeroed output where writes met) */
+    int same = lcu_permute_scatter(s) == LCU_SCATTER_SAME;
+    const char *o = bind(K, s, 0);
+    if (!same) {
+      /* plain stores first; the values are >= 1, so a count of the places
+       * written tells whether two writes met, and only then does a second pass
+       * take the maximum over what the first left (a count over m costs more
+       * than atomics when m is much larger than n) */
+      LINE("int cas = m / 4 > n;");
+      LINE("for (int pass = 0; pass < 2; pass++) {");
+      K->ks.ind++;
+    }
+    LINE("#pragma omp parallel for schedule(static)");
+    LINE("for (int64_t j = 0; j < n; j++) {");
+    K->ks.ind++;
+    CgAtoms v = thunk(K, tv, "j", "j", NULL);
+    CgAtoms d = thunk(K, ti, "j", "j", NULL);
+    LINE("if ((uint64_t)(int64_t)%s >= (uint64_t)m) rt_fault_permute_range(j, %s, %s, m);", d.v[0], loc, d.v[0]);
+    if (same) {
+      LINE("else {");
+      for (int k = 0; k < nc; k++) LINE("  %s_o[%s] = %s;", bind(K, s, k), d.v[0], v.v[k]);
+      LINE("}");
+    } else {
+      LINE("else if (cas) rt_atomic_max_i32(&%s_o[%s], %s);", o, d.v[0], v.v[0]);
+      LINE("else __atomic_store_n(&%s_o[%s], %s, __ATOMIC_RELAXED);", o, d.v[0], v.v[0]);
+    }
+    K->ks.ind--;
+    LINE("}");
+    LINE("rt_fault_check();");
+    if (!same) {
+      LINE("if (cas) break;");
+      LINE("int64_t written = 0;");
+      LINE("#pragma omp parallel for schedule(static) reduction(+ : written)");
+      LINE("for (int64_t j = 0; j < m; j++) written += %s_o[j] != 0;", o);
+      LINE("if (written == n) break;");
+      LINE("cas = 1;");
+      K->ks.ind--;
+      LINE("}");
+    }
   } else {
     /* a general scatter: of two writes to one position the higher source
      * index wins, as in the interpreter, whatever the threads do */
@@ -452,7 +506,7 @@ static void soac_seg(Kern *K, const LcuSoac *s, int scan) {
 /* The body of kernel k as function fn into b (CgBodyFn). */
 static void kernel_body(Cg *cg, const LcuKernel *k, NzBuf *b, const char *fn, CgSizes *sizes) {
   NzBuf text = {0};
-  Kern KK = {cg, k, {0}, 0, sizes}, *K = &KK;
+  Kern KK = {cg, k, {0}, 0, sizes, NULL}, *K = &KK;
   cg_scope_kernel(&K->ks, cg, k, &text);
   cg->tmp = 0;
   LINE("const double t0 = rt_now();");
@@ -464,8 +518,14 @@ static void kernel_body(Cg *cg, const LcuKernel *k, NzBuf *b, const char *fn, Cg
       const char *ct = cg_ctype(K->cg, bd->ty);
       LINE("%s%s%s = %s;", ct, ct[strlen(ct) - 1] == '*' ? "" : " ", K->ks.name[bd->slot], cg_zero(K->cg, bd->ty));
     }
+  int ki = 0;
+  while (ki < cg->p->nkernels && cg->p->kernels[ki] != k) ki++;
   for (int i = 0; i < k->nsoacs; i++) {
     const LcuSoac *s = &k->soacs[i];
+    /* segmented SOACs' indices range over their descriptor's elements: not known */
+    K->safe = ki < cg->p->nkernels && cg->ixsafe && s->kind != LS_SEGREDUCE && s->kind != LS_SEGSCAN
+                  ? cg->ixsafe[ki] + (size_t)i * (size_t)k->nslots
+                  : NULL;
     LINE("/* %s -> %s%s */", lcu_soac_name(s->kind), bind(K, s, 0), s->nbinds > 1 ? ", ..." : "");
     LINE("{");
     K->ks.ind++;

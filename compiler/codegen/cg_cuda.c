@@ -354,7 +354,11 @@ static void soac_permute(Kern *K, const LcuSoac *s) {
   nz_buf_printf(b, "struct %s_st {\n", P);
   for (int k = 0; k < nc; k++) nz_buf_printf(b, "  %s *__restrict__ o%d;\n", ct(K, comp(tv, k)), k);
   nz_buf_printf(b, "  __device__ void operator()(int d, const %s_r &v) const {\n", fv);
-  for (int k = 0; k < nc; k++) nz_buf_printf(b, "    o%d[d] = v.c%d;\n", k, k);
+  /* into: the cheap schemes of lcu_permute_scatter need no winner pass (mode 2) */
+  LcuScatter sc = lcu_permute_scatter(s);
+  int mode = !into ? 0 : sc == LCU_SCATTER_ORDERED ? 1 : 2;
+  for (int k = 0; k < nc; k++)
+    nz_buf_printf(b, sc == LCU_SCATTER_MAX ? "    atomicMax(&o%d[d], v.c%d);\n" : "    o%d[d] = v.c%d;\n", k, k);
   nz_buf_puts(b, "  }\n};\n");
   nz_buf_printf(b, "struct %s_both {\n  %s fv;\n  %s fi;\n", P, fv, fd);
   nz_buf_puts(b, "  __device__ void operator()(int j) const {\n    (void)fv(j);\n    (void)fi(j);\n  }\n};\n");
@@ -370,7 +374,7 @@ static void soac_permute(Kern *K, const LcuSoac *s) {
     LINE("rt_cu_map(%s_both{fv, fi}, n);", P);
     LINE("tf = rt_cu_fault_index();");
   }
-  LINE("if (tf >= 0 || rt_cu_permute(fv, fi, n, m, %d, %s_st{%s})) {", into, P, sin.s);
+  LINE("if (tf >= 0 || rt_cu_permute(fv, fi, n, m, %d, %s_st{%s})) {", mode, P, sin.s);
   K->ks.ind++;
   LINE("int kind = 0;");
   LINE("long long d = 0, first = 0, at = 0;");

@@ -614,7 +614,12 @@ static void emit_index(CgScope *s, const LcuExpr *e, CgAtoms *out) {
   cg_expr(s, e->args[0], &a);
   cg_expr(s, e->args[1], &i);
   LcuTypeKind el = e->args[0]->ty->elem;
-  const char *ix = cg_fmt(s->cg, "rt_ix(%s, %s, %s, %s)", i.v[0], arr_len(s, a.v[0]), s->it, cg_loc(s->cg, e->loc));
+  const LcuExpr *x = e->args[0], *j = e->args[1];
+  /* the SOAC's own index into an array known to be long enough (cg_ix_facts) */
+  int safe = s->ixsafe && j->kind == LE_VAR && j->slot == s->ixslot && x->kind == LE_VAR && x->slot >= 0 &&
+             x->slot < s->nslots && s->ixsafe[x->slot];
+  const char *ix = safe ? i.v[0]
+                        : cg_fmt(s->cg, "rt_ix(%s, %s, %s, %s)", i.v[0], arr_len(s, a.v[0]), s->it, cg_loc(s->cg, e->loc));
   *out = atom1(s->cg, bind_tmp(s, e->ty, cg_fmt(s->cg, "%s[%s]", arr_data(s, a.v[0], el), ix)));
   cg_release_atoms(s, e->args[0]->ty, &a);
 }

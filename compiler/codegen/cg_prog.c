@@ -61,6 +61,135 @@ static const char *cell_field(const LcuType *t) {
   }
 }
 
+/* ------------------------------------------- index checks known to pass */
+
+/* What is known of the length of the array in a CPU slot: that it equals the value of
+ * CPU slot v (IX_SLOT) or the literal v (IX_LIT); of an int slot: that it is the
+ * length of array slot v (IX_LENOF, let n = #v). λcu's checker gives every binder of
+ * a function its own slot, bound once per call, so a fact recorded where a slot is
+ * bound holds wherever the slot is in scope. */
+enum { IX_NONE, IX_SLOT, IX_LIT, IX_LENOF };
+typedef struct {
+  int kind, v;
+} IxLen;
+
+/* The size expression z of kernel k as a fact at a run with arguments args. */
+static IxLen size_at(const LcuKernel *k, const LcuSize *z, LcuExpr **args) {
+  IxLen r = {IX_NONE, 0};
+  if (z->kind == LZ_LIT) r.kind = IX_LIT, r.v = z->lit;
+  else if (z->kind == LZ_VAR && z->slot >= 0 && z->slot < k->nparams) {
+    const LcuExpr *a = args[z->slot];
+    if (a->kind == LE_VAR) r.kind = IX_SLOT, r.v = a->slot;
+    else if (a->kind == LE_INT) r.kind = IX_LIT, r.v = a->lit.i;
+  }
+  return r;
+}
+
+/* The length of kernel slot x's array when a SOAC of k binds it: its iteration space
+ * (MAP, SCAN, REDUCE's id components) or PERMUTE's output length; NULL if unknown. */
+static const LcuSize *bound_len(const LcuKernel *k, int x, int *soac) {
+  for (int i = 0; i < k->nsoacs; i++) {
+    const LcuSoac *s = &k->soacs[i];
+    for (int b = 0; b < s->nbinds; b++) {
+      if (s->binds[b].slot != x) continue;
+      *soac = i;
+      if (s->kind == LS_MAP || s->kind == LS_SCAN || (s->kind == LS_REDUCE && s->rops[b] == LR_ID))
+        return &s->size;
+      if (s->kind == LS_PERMUTE) return s->outlen.kind != LZ_NONE ? &s->outlen : &s->size;
+      return NULL;
+    }
+  }
+  return NULL;
+}
+
+/* n known to be at most the length of the array in CPU slot a */
+static bool ix_within(IxLen n, int a, const IxLen *len) {
+  IxLen l = len[a];
+  if (n.kind == IX_SLOT)
+    return (l.kind == IX_SLOT && l.v == n.v) || (len[n.v].kind == IX_LENOF && len[n.v].v == a);
+  return n.kind == IX_LIT && l.kind == IX_LIT && n.v <= l.v;
+}
+
+/* Kernel k run with args (facts len of the caller's slots): row i of its table keeps
+ * only the parameters this run proves long enough for SOAC i. */
+static void ix_run(Cg *cg, const LcuKernel *k, LcuExpr **args, const IxLen *len, int nslots, bool *seen) {
+  int ki = 0;
+  while (ki < cg->p->nkernels && cg->p->kernels[ki] != k) ki++;
+  if (ki == cg->p->nkernels) return;
+  uint8_t *t = cg->ixsafe[ki];
+  for (int i = 0; i < k->nsoacs; i++) {
+    IxLen n = size_at(k, &k->soacs[i].size, args);
+    for (int x = 0; x < k->nparams; x++) {
+      const LcuExpr *a = args[x];
+      bool ok = k->params[x].ty && k->params[x].ty->kind == LT_ARRAY && a->kind == LE_VAR && a->slot >= 0 &&
+                a->slot < nslots && (n.kind != IX_SLOT || (n.v >= 0 && n.v < nslots)) && ix_within(n, a->slot, len);
+      uint8_t *f = &t[(size_t)i * (size_t)k->nslots + (size_t)x];
+      *f = (seen[ki] ? *f : 1) && ok;
+    }
+  }
+  seen[ki] = true;
+}
+
+static void ix_walk(Cg *cg, const LcuExpr *e, IxLen *len, int nslots, bool *seen) {
+  if (!e) return;
+  if (e->kind == LE_LET && e->nargs == 2) {
+    const LcuExpr *r = e->args[0];
+    ix_walk(cg, r, len, nslots, seen);
+    if (r->kind == LE_PRIM && r->prim == LP_LENGTH && r->nargs == 1 && r->args[0]->kind == LE_VAR &&
+        r->args[0]->ty && r->args[0]->ty->kind == LT_ARRAY && e->nbinds == 1 && e->binds[0].slot >= 0 &&
+        e->binds[0].slot < nslots)
+      len[e->binds[0].slot] = (IxLen){IX_LENOF, r->args[0]->slot};
+    if (r->kind == LE_RUN && r->target) { /* the facts of its results, for the body's runs */
+      const LcuKernel *k = r->target;
+      for (int b = 0; b < e->nbinds && b < k->nrets; b++) {
+        int sj, x = e->binds[b].slot;
+        const LcuSize *z = bound_len(k, k->rets[b].slot, &sj);
+        if (z && x >= 0 && x < nslots) len[x] = size_at(k, z, r->args);
+      }
+    }
+    ix_walk(cg, e->args[1], len, nslots, seen);
+    return;
+  }
+  for (int a = 0; a < e->nargs; a++) ix_walk(cg, e->args[a], len, nslots, seen);
+  if (e->kind == LE_RUN && e->target) ix_run(cg, e->target, e->args, len, nslots, seen);
+}
+
+void cg_ix_facts(Cg *cg) {
+  const LcuProgram *p = cg->p;
+  cg->ixsafe = NZ_NEWN(cg->arena, uint8_t *, p->nkernels + 1);
+  bool *seen = nz_xcalloc((size_t)p->nkernels + 1, sizeof(bool));
+  for (int ki = 0; ki < p->nkernels; ki++) {
+    const LcuKernel *k = p->kernels[ki];
+    cg->ixsafe[ki] = NZ_NEWN(cg->arena, uint8_t, (size_t)k->nsoacs * (size_t)k->nslots + 1);
+  }
+  for (int fi = 0; fi < p->nfuncs; fi++) {
+    const LcuFunc *f = p->funcs[fi];
+    IxLen *len = nz_xcalloc((size_t)f->nslots + 1, sizeof(IxLen));
+    ix_walk(cg, f->body, len, f->nslots, seen);
+    free(len);
+  }
+  /* inside a kernel: an earlier SOAC's array over the same iteration space, and
+   * #xs's own xs, need no run's facts */
+  for (int ki = 0; ki < p->nkernels; ki++) {
+    const LcuKernel *k = p->kernels[ki];
+    for (int i = 0; i < k->nsoacs; i++) {
+      const LcuSize *n = &k->soacs[i].size;
+      uint8_t *row = cg->ixsafe[ki] + (size_t)i * (size_t)k->nslots;
+      if (!seen[ki]) memset(row, 0, (size_t)k->nslots);
+      if (n->kind == LZ_LEN && n->slot >= 0 && n->slot < k->nslots) row[n->slot] = 1;
+      for (int x = k->nparams; x < k->nslots; x++) {
+        int sj = -1;
+        const LcuSize *z = bound_len(k, x, &sj);
+        if (!z || sj >= i) continue;
+        if ((n->kind == LZ_VAR && z->kind == LZ_VAR && n->slot == z->slot) ||
+            (n->kind == LZ_LIT && z->kind == LZ_LIT && n->lit <= z->lit))
+          row[x] = 1;
+      }
+    }
+  }
+  free(seen);
+}
+
 int cg_program(const LcuProgram *p, const CgTarget *t, const char *report, int flags, NzBuf *out) {
   const LcuFunc *m = lcu_main(p);
   if (!m) {
@@ -75,6 +204,7 @@ int cg_program(const LcuProgram *p, const CgTarget *t, const char *report, int f
   cg.float32 = (flags & CG_FLOAT32) != 0;
   clusters(&cg, report);
   lcu_mark_last_uses(p);
+  cg_ix_facts(&cg);
   for (int i = 0; i < p->nkernels; i++) t->kernel(&cg, p->kernels[i], i);
   for (int i = 0; i < p->nfuncs; i++) cg_func(&cg, p->funcs[i]);
 

@@ -527,6 +527,40 @@ static void lp_pack2(Args *A) {
   pack_by(A, A->t[0]->a, sv, A->a[0] + 1, flags);
 }
 
+/* The right-hand side that bound c alone (names are fresh), or NULL. */
+static const LcuExpr *def_of(Fl *F, FlComp c) {
+  for (int b = F->blks.n - 1; b >= 0; b--) {
+    const FlBlk *blk = F->blks.v[b];
+    for (int i = 0; i < blk->v.n; i++)
+      if (blk->v.v[i].n == 1 && blk->v.v[i].b[0].name == c.name) return blk->v.v[i].rhs;
+  }
+  return NULL;
+}
+
+/* Whether A has one row (an unlifted call, flan_prim_rows' literal 1): each row then
+ * starts at 0 and its length is the total, so per-element segment lookups go. */
+static bool one_row(Args *A) {
+  const LcuExpr *rows = def_of(A->F, A->n);
+  return rows && rows->kind == LE_INT && rows->lit.i == 1;
+}
+
+/* permute's scatter over rows: element off of row o goes to row o's element i[off]
+ * (0 for an index out of the row or past i's row), writing source index + 1. */
+static FlComp permute_rows(FlKb *k, Args *A, FlComp tv) {
+  Fl *F = A->F;
+  FlComp sv = A->a[0][0], si = A->a[1][0], idx = A->a[1][1];
+  const char *o = flan_fresh(F, "o"), *off = flan_fresh(F, "off"), *d = flan_fresh(F, "d");
+  LcuExpr *ov = lcu_var(P, o, L), *offv = lcu_var(P, off, L), *dv = lcu_var(P, d, L);
+  LcuExpr *in_i = p2(F, LP_LT, offv, seg(k, LP_SEG_LEN, si, ov));
+  LcuExpr *dget = lcu_if(P, in_i, at(k, idx, p2(F, LP_ADD, seg(k, LP_SEG_START, si, cp(F, ov)), cp(F, offv))), iv(F, -1), L);
+  LcuExpr *dst = lcu_if(P, out_of(F, dv, seg(k, LP_SEG_LEN, sv, cp(F, ov))), iv(F, 0),
+                        p2(F, LP_ADD, seg(k, LP_SEG_START, sv, cp(F, ov)), cp(F, dv)), L);
+  dst = lcu_let1(P, d, dget, dst, L);
+  dst = lcu_let1(P, off, p2(F, LP_SUB, flan_kix(k), seg(k, LP_SEG_START, sv, cp(F, ov))), dst, L);
+  dst = lcu_let1(P, o, seg(k, LP_SEG_OF, sv, flan_kix(k)), dst, L);
+  return flan_kb_permute(k, tv, p2(F, LP_ADD, flan_kix(k), iv(F, 1)), dst, &tv, LT_INT);
+}
+
 /* permute(v, i) per row. Every check is deferred: the scatter runs over v's elements
  * (element off of row o goes to i's element off of that row), so a row whose lengths
  * differ or an index out of bounds only writes position 0 of v's own elements (no
@@ -545,19 +579,21 @@ static void lp_permute(Args *A) {
   flan_check_defer(F, bad, msg, A->loc);
   FlComp ti = total(F, si), tv = total(F, sv);
   flan_kb_init(&k, F);
-  LcuExpr *len = seg(&k, LP_SEG_LEN, si, seg(&k, LP_SEG_OF, si, flan_kix(&k)));
+  bool one = one_row(A);
+  LcuExpr *len = one ? flan_kc(&k, ti) : seg(&k, LP_SEG_LEN, si, seg(&k, LP_SEG_OF, si, flan_kix(&k)));
   flan_check_defer(F, flan_any(&k, ti, out_of(F, ix(&k, idx), len)), msg, A->loc);
   flan_kb_init(&k, F);
-  const char *o = flan_fresh(F, "o"), *off = flan_fresh(F, "off"), *d = flan_fresh(F, "d");
-  LcuExpr *ov = lcu_var(P, o, L), *offv = lcu_var(P, off, L), *dv = lcu_var(P, d, L);
-  LcuExpr *in_i = p2(F, LP_LT, offv, seg(&k, LP_SEG_LEN, si, ov));
-  LcuExpr *dget = lcu_if(P, in_i, at(&k, idx, p2(F, LP_ADD, seg(&k, LP_SEG_START, si, cp(F, ov)), cp(F, offv))), iv(F, -1), L);
-  LcuExpr *dst = lcu_if(P, out_of(F, dv, seg(&k, LP_SEG_LEN, sv, cp(F, ov))), iv(F, 0),
-                        p2(F, LP_ADD, seg(&k, LP_SEG_START, sv, cp(F, ov)), cp(F, dv)), L);
-  dst = lcu_let1(P, d, dget, dst, L);
-  dst = lcu_let1(P, off, p2(F, LP_SUB, flan_kix(&k), seg(&k, LP_SEG_START, sv, cp(F, ov))), dst, L);
-  dst = lcu_let1(P, o, seg(&k, LP_SEG_OF, sv, flan_kix(&k)), dst, L);
-  FlComp inv = flan_kb_permute(&k, tv, p2(F, LP_ADD, flan_kix(&k), iv(F, 1)), dst, &tv, LT_INT);
+  FlComp inv;
+  if (one) {
+    /* one row: element j goes to i[j] (0 for an index out of [0, tv), or past i's
+     * end, which the checks report) */
+    const char *d = flan_fresh(F, "d");
+    LcuExpr *dv = lcu_var(P, d, L);
+    LcuExpr *dst = lcu_if(P, out_of(F, dv, flan_kc(&k, tv)), iv(F, 0), cp(F, dv), L);
+    dst = lcu_let1(P, d, lcu_if(P, p2(F, LP_LT, flan_kix(&k), flan_kc(&k, ti)), ix(&k, idx), iv(F, -1), L), dst, L);
+    inv = flan_kb_permute(&k, tv, p2(F, LP_ADD, flan_kix(&k), iv(F, 1)), dst, &tv, LT_INT);
+  } else
+    inv = permute_rows(&k, A, tv);
   flan_kb_init(&k, F);
   flan_check_defer(F, flan_any(&k, tv, p2(F, LP_EQ, ix(&k, inv), iv(F, 0))), msg, A->loc);
   flan_kb_init(&k, F);
@@ -568,24 +604,83 @@ static void lp_permute(Args *A) {
   flan_gather(F, A->t[0]->a, 1, &data, NULL, from, tv, A->out + 1);
 }
 
-static void lp_put(Args *A) {
+/* The value every element of c has when c was made by a MAP whose body is a literal
+ * or a captured scalar (what __dist(v, n) makes), as an expression for kernel builder
+ * k (capturing that scalar; k NULL: only whether there is one); else NULL. */
+static LcuExpr *uniform_value(Fl *F, FlKb *k, FlComp c) {
+  const LcuExpr *rhs = def_of(F, c);
+  if (!rhs || rhs->kind != LE_RUN) return NULL;
+  const LcuKernel *K = lcu_find_kernel(P, rhs->name);
+  if (!K || K->nsoacs != 1 || K->soacs[0].kind != LS_MAP || K->soacs[0].nbinds != 1) return NULL;
+  LcuExpr *e = K->soacs[0].thunks[0]->body;
+  switch (e->kind) {
+  case LE_INT: case LE_FLOAT: case LE_BOOL: case LE_CHAR: return cp(F, e);
+  case LE_VAR:
+    /* a kernel parameter is named after the CPU variable it captures */
+    for (int j = 0; j < K->nparams; j++)
+      if (K->params[j].name == e->name && K->params[j].ty && K->params[j].ty->kind != LT_ARRAY &&
+          K->params[j].ty->kind != LT_SEGDES) {
+        FlComp v = {e->name, K->params[j].ty};
+        return k ? flan_kc(k, v) : cp(F, e);
+      }
+    return NULL;
+  default: return NULL;
+  }
+}
+
+/* put's destinations, for builder k: element off of row o of v goes to d's element
+ * i[off] of that row, or to the spare slot td when i is short or i[off] is outside
+ * d's row (the checks are the callers'). */
+static LcuExpr *put_dest(FlKb *k, Args *A, FlComp td) {
   Fl *F = A->F;
   FlComp sv = A->a[0][0], si = A->a[1][0], idx = A->a[1][1], sdd = A->a[2][0];
+  if (one_row(A)) {
+    /* one row (an unlifted put: primes' `<-`): every row starts at 0, so no
+     * per-element segment lookups; i's length is its total */
+    const char *d = flan_fresh(F, "d");
+    LcuExpr *dv = lcu_var(P, d, L);
+    FlComp ti = total(F, si);
+    LcuExpr *in_d = p2(F, LP_ANDALSO, p2(F, LP_GE, dv, iv(F, 0)), p2(F, LP_LT, cp(F, dv), flan_kc(k, td)));
+    LcuExpr *dst = lcu_let1(P, d, ix(k, idx), lcu_if(P, in_d, cp(F, dv), flan_kc(k, td), L), L);
+    return lcu_if(P, p2(F, LP_LT, flan_kix(k), flan_kc(k, ti)), dst, flan_kc(k, td), L);
+  }
+  const char *o = flan_fresh(F, "o"), *off = flan_fresh(F, "off"), *d = flan_fresh(F, "d");
+  LcuExpr *ov = lcu_var(P, o, L), *offv = lcu_var(P, off, L), *dv = lcu_var(P, d, L);
+  LcuExpr *ok = p2(F, LP_ANDALSO, p2(F, LP_LT, offv, seg(k, LP_SEG_LEN, si, ov)),
+                   p2(F, LP_ANDALSO, p2(F, LP_GE, dv, iv(F, 0)), p2(F, LP_LT, cp(F, dv), seg(k, LP_SEG_LEN, sdd, cp(F, ov)))));
+  LcuExpr *dest = lcu_if(P, ok, p2(F, LP_ADD, seg(k, LP_SEG_START, sdd, cp(F, ov)), cp(F, dv)), flan_kc(k, td), L);
+  LcuExpr *dget = lcu_if(P, p2(F, LP_LT, cp(F, offv), seg(k, LP_SEG_LEN, si, cp(F, ov))),
+                         at(k, idx, p2(F, LP_ADD, seg(k, LP_SEG_START, si, cp(F, ov)), cp(F, offv))), iv(F, -1), L);
+  dest = lcu_let1(P, d, dget, dest, L);
+  dest = lcu_let1(P, off, p2(F, LP_SUB, flan_kix(k), seg(k, LP_SEG_START, sv, cp(F, ov))), dest, L);
+  return lcu_let1(P, o, seg(k, LP_SEG_OF, sv, flan_kix(k)), dest, L);
+}
+
+/* put(v, i, d) per row: the last write to a position wins (the highest source index).
+ * A scatter of source index + 1 into an array one spare slot longer finds each
+ * position's winner (0: unwritten), then a gather takes v's or d's element. When every
+ * element of v is provably the same (a flat scalar replicated: primes' dist(f, n)) any
+ * writer gives the same array: the scatter only marks the positions written (a
+ * PERMUTE every back end runs as a plain scatter, lcu_permute_scatter) and one MAP
+ * selects the value or d's element. */
+static void lp_put(Args *A) {
+  Fl *F = A->F;
+  FlComp sv = A->a[0][0], sdd = A->a[2][0];
   FlComp tv = total(F, sv), td = total(F, sdd);
   FlComp td1 = cpu(F, tint(), p2(F, LP_ADD, flan_v(F, td), iv(F, 1)));
   FlKb k;
+  FlTyKind vk = A->t[0]->a->k;
+  if ((vk == FT_INT || vk == FT_FLOAT || vk == FT_BOOL || vk == FT_CHAR) && uniform_value(F, NULL, A->a[0][1])) {
+    flan_kb_init(&k, F);
+    FlComp w = flan_kb_permute(&k, tv, lcu_bool(P, 1, L), put_dest(&k, A, td), &td1, LT_BOOL);
+    flan_kb_init(&k, F);
+    LcuExpr *e = lcu_if(P, ix(&k, w), uniform_value(F, &k, A->a[0][1]), ix(&k, A->a[2][1]), L);
+    A->out[0] = sdd;
+    A->out[1] = flan_kb_map1(&k, td, e, flan_ty_lcu_base(A->t[0]->a));
+    return;
+  }
   flan_kb_init(&k, F);
-  const char *o = flan_fresh(F, "o"), *off = flan_fresh(F, "off"), *d = flan_fresh(F, "d");
-  LcuExpr *ov = lcu_var(P, o, L), *offv = lcu_var(P, off, L), *dv = lcu_var(P, d, L);
-  LcuExpr *ok = p2(F, LP_ANDALSO, p2(F, LP_LT, offv, seg(&k, LP_SEG_LEN, si, ov)),
-                   p2(F, LP_ANDALSO, p2(F, LP_GE, dv, iv(F, 0)), p2(F, LP_LT, cp(F, dv), seg(&k, LP_SEG_LEN, sdd, cp(F, ov)))));
-  LcuExpr *dest = lcu_if(P, ok, p2(F, LP_ADD, seg(&k, LP_SEG_START, sdd, cp(F, ov)), cp(F, dv)), flan_kc(&k, td), L);
-  LcuExpr *dget = lcu_if(P, p2(F, LP_LT, cp(F, offv), seg(&k, LP_SEG_LEN, si, cp(F, ov))),
-                         at(&k, idx, p2(F, LP_ADD, seg(&k, LP_SEG_START, si, cp(F, ov)), cp(F, offv))), iv(F, -1), L);
-  dest = lcu_let1(P, d, dget, dest, L);
-  dest = lcu_let1(P, off, p2(F, LP_SUB, flan_kix(&k), seg(&k, LP_SEG_START, sv, cp(F, ov))), dest, L);
-  dest = lcu_let1(P, o, seg(&k, LP_SEG_OF, sv, flan_kix(&k)), dest, L);
-  FlComp w = flan_kb_permute(&k, tv, p2(F, LP_ADD, flan_kix(&k), iv(F, 1)), dest, &td1, LT_INT);
+  FlComp w = flan_kb_permute(&k, tv, p2(F, LP_ADD, flan_kix(&k), iv(F, 1)), put_dest(&k, A, td), &td1, LT_INT);
   flan_kb_init(&k, F);
   LcuExpr *wi = ix(&k, w);
   LcuExpr *pr[2] = {lcu_if(P, p2(F, LP_GT, wi, iv(F, 0)), iv(F, 0), iv(F, 1), L),

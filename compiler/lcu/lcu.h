@@ -284,6 +284,19 @@ LcuProgram *lcu_parse(const NzSource *src);
  * that rewrite the IR call it again. */
 int lcu_check(LcuProgram *p);
 
+/* How a PERMUTE into (a checked one) may settle several writes to one position;
+ * the interpreter's rule is that the highest source index wins (README). Every
+ * back end asks the same question, so that the cheap schemes agree with it. */
+typedef enum {
+  LCU_SCATTER_ORDERED, /* general: the winner must be found */
+  LCU_SCATTER_SAME,    /* the value thunk does not read its index: the writes to a
+                          position store one value, in any order (dist(v, n) <- ...) */
+  LCU_SCATTER_MAX,     /* one int value, the index + 1 (put's and permute's): the highest
+                          index writes the largest value, so the maximum per position
+                          is the winner's, and 0 is never written */
+} LcuScatter;
+LcuScatter lcu_permute_scatter(const LcuSoac *s);
+
 /* ----------------------------------------------------------- lcu_value.c */
 /* Run-time values of the λcu interpreter. Arrays and segment descriptors
  * are reference counted; scalars are unboxed. */

@@ -964,3 +964,34 @@ int lcu_check(LcuProgram *p) {
   nz_arena_free(ck.tmp);
   return ck.errors;
 }
+
+/* Whether e reads variable x (interned); a let that binds x again counts as a read,
+ * which only makes lcu_permute_scatter more careful. */
+static bool reads_var(const LcuExpr *e, const char *x) {
+  if (!e) return false;
+  if (e->kind == LE_VAR && e->name == x) return true;
+  if (e->kind == LE_LET)
+    for (int b = 0; b < e->nbinds; b++)
+      if (e->binds[b].name == x) return true;
+  for (int k = 0; k < e->nargs; k++)
+    if (reads_var(e->args[k], x)) return true;
+  return false;
+}
+
+LcuScatter lcu_permute_scatter(const LcuSoac *s) {
+  if (s->kind != LS_PERMUTE || s->outlen.kind == LZ_NONE) return LCU_SCATTER_ORDERED;
+  const LcuThunk *tv = s->thunks[0];
+  if (tv->nparams != 1) return LCU_SCATTER_ORDERED;
+  const char *ix = tv->params[0].name;
+  const LcuExpr *b = tv->body;
+  /* thunks hold no effects (no CPU primitives in kernels), so a value that does not
+   * read the index is the same for every element */
+  if (!reads_var(b, ix)) return LCU_SCATTER_SAME;
+  if (b->ty && b->ty->kind == LT_INT && b->kind == LE_PRIM && b->prim == LP_ADD && b->nargs == 2) {
+    const LcuExpr *x = b->args[0], *k = b->args[1];
+    if (x->kind == LE_INT) x = b->args[1], k = b->args[0];
+    if (x->kind == LE_VAR && x->name == ix && k->kind == LE_INT && k->lit.i == 1)
+      return LCU_SCATTER_MAX; /* i + 1 < 2^31 for every index: no wrap */
+  }
+  return LCU_SCATTER_ORDERED;
+}

@@ -164,7 +164,9 @@ static inline RtCuDev *rt_cu_seg(RtSeg *s) {
     RT_CUDA(cudaMemcpy(v->dhdr, &v->hdr, sizeof v->hdr, cudaMemcpyHostToDevice));
     RT_CUDA(cudaMemcpy(starts, s->starts, sizeof(int64_t) * (size_t)(s->nsegs + 1), cudaMemcpyHostToDevice));
     if (s->nsegs) RT_CUDA(cudaMemcpy(lens, s->lens, sizeof(int32_t) * (size_t)s->nsegs, cudaMemcpyHostToDevice));
-    if (s->total) RT_CUDA(cudaMemcpy(segof, s->segof, sizeof(int32_t) * (size_t)s->total, cudaMemcpyHostToDevice));
+    /* one segment has no host table (rt_seg_need_segof): its map is all 0 */
+    if (s->total && !s->segof) RT_CUDA(cudaMemset(segof, 0, sizeof(int32_t) * (size_t)s->total));
+    else if (s->total) RT_CUDA(cudaMemcpy(segof, s->segof, sizeof(int32_t) * (size_t)s->total, cudaMemcpyHostToDevice));
     s->dev = v;
   }
   return (RtCuDev *)s->dev;

@@ -390,14 +390,17 @@ template <class FI> struct RtCuDest {
 
 /* Returns 0, or 1 when a destination fault was found: the caller then calls
  * rt_cu_permute_fault for the details. Outputs (length m) must be zeroed by the
- * caller when general (`into`). */
+ * caller when general (`into`). general 2: `into` whose writes need no winner
+ * (lcu_permute_scatter: equal values, or st takes the maximum). */
 template <class FV, class FI, class St>
 static int rt_cu_permute(FV fv, FI fi, int64_t n, int64_t m, int general, St st) {
   if (n <= 0) return 0;
   unsigned g = rt_cu_tiles(n);
-  RtCuScratch<int> marks(m > 0 ? m : 1), bad(1);
+  RtCuScratch<int> marks(general == 2 || m <= 0 ? 1 : m), bad(1);
   RT_CUDA(cudaMemset(bad.p, 0, sizeof(int)));
-  if (general) {
+  if (general == 2) {
+    rt_cu_perm_count_k<<<g, RT_CU_BLOCK>>>(fi, (int)n, (int)m, (int *)nullptr, bad.p);
+  } else if (general) {
     RT_CUDA(cudaMemset(marks.p, 0xff, (size_t)(m > 0 ? m : 1) * sizeof(int))); /* -1: unwritten */
     rt_cu_perm_last_k<<<g, RT_CU_BLOCK>>>(fi, (int)n, (int)m, marks.p);
     rt_cu_perm_count_k<<<g, RT_CU_BLOCK>>>(fi, (int)n, (int)m, (int *)nullptr, bad.p);
@@ -408,7 +411,7 @@ static int rt_cu_permute(FV fv, FI fi, int64_t n, int64_t m, int general, St st)
   int b;
   RT_CUDA(cudaMemcpy(&b, bad.p, sizeof b, cudaMemcpyDeviceToHost));
   if (b) return 1;
-  rt_cu_perm_write_k<<<g, RT_CU_BLOCK>>>(fv, fi, (int)n, (int)m, general ? marks.p : (const int *)nullptr, st);
+  rt_cu_perm_write_k<<<g, RT_CU_BLOCK>>>(fv, fi, (int)n, (int)m, general == 1 ? marks.p : (const int *)nullptr, st);
   return 0;
 }
 

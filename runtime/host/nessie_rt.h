@@ -236,6 +236,7 @@ static inline int32_t rt_seg_of(const RtSeg *s, int32_t i, int64_t it, int loc) 
     rt_fault(it, loc, "seg_of: element %d out of range (%lld elements)", i, (long long)s->total);
     return 0;
   }
+  if (s->nsegs == 1) return 0; /* an unlifted sequence's: no table (rt_seg_need_segof) */
   const int32_t *so = __atomic_load_n(&s->segof, __ATOMIC_ACQUIRE);
   if (RT_UNLIKELY(!so)) { /* CPU code, or a segdes the kernel did not prepare */
     rt_seg_need_segof((RtSeg *)s);
@@ -301,6 +302,12 @@ int64_t rt_seg_first(const RtSeg *s, int64_t lo);
 static inline void rt_atomic_max(int64_t *dst, int64_t i) {
   int64_t cur = __atomic_load_n(dst, __ATOMIC_RELAXED);
   while (cur < i && !__atomic_compare_exchange_n(dst, &cur, i, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
+}
+/* The same on an int array (a PERMUTE whose value is its index + k, cg_c.c). */
+static inline void rt_atomic_max_i32(int32_t *dst, int32_t v) {
+  int32_t cur = __atomic_load_n(dst, __ATOMIC_RELAXED);
+  while (cur < v && !__atomic_compare_exchange_n(dst, &cur, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
   }
 }
 /* Returns the old flag and sets it. */

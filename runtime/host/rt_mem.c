@@ -189,7 +189,9 @@ RtSeg *rt_seg_from_lens(const int32_t *lens, int64_t nsegs) {
  * kernel did not prepare): the table is filled first and published after, so no thread
  * reads a half-built one; a thread that loses the race frees its copy. */
 void rt_seg_need_segof(RtSeg *s) {
-  if (__atomic_load_n(&s->segof, __ATOMIC_ACQUIRE)) return;
+  /* one segment (an unlifted primitive's rows, primes' put): rt_seg_of answers 0
+   * without a table of total entries */
+  if (s->nsegs == 1 || __atomic_load_n(&s->segof, __ATOMIC_ACQUIRE)) return;
   int32_t *t = rt_alloc(sizeof(int32_t) * (size_t)(s->total ? s->total : 1));
   int64_t nsegs = s->nsegs;
 #pragma omp parallel for schedule(static)

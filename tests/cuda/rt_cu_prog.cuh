@@ -75,6 +75,12 @@ void rt_cu_split(F f, P p, int64_t, RtCuScratch<int> *, StK keep, StR rej, int) 
   if (p(0, f(0))) keep(0, f(0));
   else rej(0, f(0));
 }
+/* CUDA's atomicMax on an int (a PERMUTE into whose value is the index + 1) */
+static inline int atomicMax(int *a, int v) {
+  int old = *a;
+  if (v > old) *a = v;
+  return old;
+}
 template <class FV, class FI, class St> int rt_cu_permute(FV fv, FI fi, int64_t, int64_t, int, St st) {
   st(fi(0), fv(0));
   return 0;

@@ -1,0 +1,3 @@
+#!/bin/bash
+# callgrind instructions (serial) of each binary given
+for b in "$@"; do echo "$b $(nice ./cgcount ./$b)"; done
