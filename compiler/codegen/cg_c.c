@@ -13,6 +13,7 @@ typedef struct {
   CgScope ks; /* the kernel frame */
   int tid;    /* thunks emitted so far */
   CgSizes *sizes; /* λcu names of the sizes checked, in order (sz0, sz1, ...) */
+  const char *seg_sd, *seg_cur; /* a segmented loop's segdes (λcu) and segment variable (C) */
 } Kern;
 
 #define LINE(...) cg_line(&K->ks, __VA_ARGS__)
@@ -22,11 +23,15 @@ static const char *ectype(const Cg *cg, LcuTypeKind k) { return cg_ctype(cg, lcu
 /* Component k of thunk t's value type. */
 static const LcuType *comp(const LcuThunk *t, int k) { return lcu_type_component(t->body->ty, k); }
 
-static int uses_prim(const LcuExpr *e, LcuPrim p) {
+/* Does e look up the segment of an element of segdes sd through its segment
+ * index (seg_of), other than the element a segmented loop visits (cur)? */
+static int looks_up_seg(const CgScope *cur, const LcuExpr *e, const char *sd) {
   if (!e) return 0;
-  if (e->kind == LE_PRIM && e->prim == p) return 1;
+  if (e->kind == LE_PRIM && e->prim == LP_SEG_OF && e->args[0]->kind == LE_VAR && e->args[0]->name == sd &&
+      !cg_seg_of_current(cur, e))
+    return 1;
   for (int k = 0; k < e->nargs; k++)
-    if (uses_prim(e->args[k], p)) return 1;
+    if (looks_up_seg(cur, e->args[k], sd)) return 1;
   return 0;
 }
 
@@ -44,8 +49,13 @@ static void hoist(Kern *K, const LcuSoac *s) {
       if (ty->kind == LT_ARRAY) {
         LINE("const %s *restrict %s_d RT_UNUSED = (const %s *)%s->d;", ectype(K->cg, ty->elem), v, ectype(K->cg, ty->elem), v);
         LINE("const int64_t %s_n RT_UNUSED = %s->len;", v, v);
-      } else if (ty->kind == LT_SEGDES && uses_prim(th->body, LP_SEG_OF)) {
-        LINE("rt_seg_need_segof(%s);", v);
+      } else if (ty->kind == LT_SEGDES) {
+        /* the n-entry index is built only where an element's segment is looked up */
+        CgScope cur = {0};
+        if (K->seg_cur && th->nparams == 1) cur.seg_sd = K->seg_sd, cur.seg_idx = th->params[0].name, cur.seg_cur = K->seg_cur;
+        int need = 0;
+        for (int t2 = 0; t2 < s->nthunks && !need; t2++) need = looks_up_seg(&cur, s->thunks[t2]->body, th->usings[u].name);
+        if (need) LINE("rt_seg_need_segof(%s);", v);
       }
     }
   }
@@ -77,6 +87,7 @@ static void size(Kern *K, const LcuSize *z, const char *name) {
 static CgAtoms thunk(Kern *K, const LcuThunk *t, const char *it, const char *idx, const CgAtoms *vals) {
   CgScope ts;
   cg_scope_thunk(&ts, &K->ks, t, ++K->tid, it);
+  if (K->seg_cur && t->nparams == 1 && !vals) ts.seg_sd = K->seg_sd, ts.seg_idx = t->params[0].name, ts.seg_cur = K->seg_cur;
   for (int p = 0; p < t->nparams; p++) {
     const LcuBinder *b = &t->params[p];
     cg_line(&ts, "const %s %s RT_UNUSED = %s;", cg_ctype(K->cg, b->ty), ts.name[b->slot],
@@ -359,6 +370,8 @@ static void soac_seg(Kern *K, const LcuSoac *s, int scan) {
   LINE("const RtSeg *sd = %s;", sd);
   LINE("const int64_t n = sd->total, nsegs = sd->nsegs, nb = rt_nblocks(n);");
   LINE("const int64_t *restrict st = sd->starts;");
+  /* the loops visit element j of segment g: the thunk's seg_of(sd, j) is g */
+  K->seg_sd = s->size.name, K->seg_cur = "g";
   hoist(K, s);
   for (int k = 0; k < nc; k++) {
     const LcuType *ct = comp(t, k);
@@ -385,6 +398,7 @@ static void soac_seg(Kern *K, const LcuSoac *s, int scan) {
   LINE("for (int64_t j = a0; j < a1; j++) {");
   K->ks.ind++;
   CgAtoms a = thunk(K, t, "j", "j", NULL);
+  K->seg_sd = NULL, K->seg_cur = NULL;
   fold_step(K, s, &a, scan);
   K->ks.ind--;
   LINE("}");
@@ -444,7 +458,7 @@ static void soac_seg(Kern *K, const LcuSoac *s, int scan) {
 /* The body of kernel k as function fn into b (CgBodyFn). */
 static void kernel_body(Cg *cg, const LcuKernel *k, NzBuf *b, const char *fn, CgSizes *sizes) {
   NzBuf text = {0};
-  Kern KK = {cg, k, {0}, 0, sizes}, *K = &KK;
+  Kern KK = {cg, k, {0}, 0, sizes, NULL, NULL}, *K = &KK;
   cg_scope_kernel(&K->ks, cg, k, &text);
   cg->tmp = 0;
   LINE("const double t0 = rt_now();");
