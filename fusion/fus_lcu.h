@@ -52,6 +52,9 @@ void fus_recapture(LcuProgram *p, LcuThunk *t);
  *    into a ONCE kernel (paper §9.1).
  * Returns the number of errors (0 on success). */
 int fus_lcu_prepare(LcuProgram *p);
+/* After fusion: undoes prepare's split of a flat REDUCE over a segmented space into a
+ * SEGREDUCE and a REDUCE of its segments where no schedule joined the SEGREDUCE. */
+void fus_lcu_unsplit_flat_reduces(LcuProgram *p);
 
 /* How a let in CPU code takes part in a region: a kernel invocation (run of a
  * single-SOAC kernel with variable arguments), pure scalar code (liftable into

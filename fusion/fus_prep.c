@@ -667,6 +667,105 @@ static void split_flat_reduces(Prep *pp, LcuExpr *e, const SegSpaces *ss) {
   for (int i = 0; i < e->nargs; i++) split_flat_reduces(pp, e->args[i], ss);
 }
 
+/* After fusion: a SEGREDUCE that nothing joined (one SOAC in its kernel, int
+ * or bool operators) whose values only the next let's REDUCE reads, all of
+ * them in order, is one flat REDUCE over D's elements again: the split above
+ * bought nothing there, and cost a launch and an array of one value per
+ * segment (spmv's index checks). Also a program's own sum of segment sums. */
+static int exact_rops(const LcuSoac *s) {
+  for (int b = 0; b < s->nrops; b++) {
+    LcuTypeKind t = lcu_rop_elem(s->rops[b]);
+    if (s->rops[b] == LR_ID || (t != LT_INT && t != LT_BOOL)) return 0;
+  }
+  return s->nrops == s->nbinds && s->nbinds > 0;
+}
+
+/* Is thunk body e the tuple (q_0[i], ..., q_n-1[i]) of K's parameters in order? */
+static int reads_params_in_order(const LcuKernel *k, const LcuThunk *t, const LcuExpr *e) {
+  int n = k->nparams;
+  if (t->nparams != 1 || (n == 1 ? 0 : e->kind != LE_TUPLE || e->nargs != n)) return 0;
+  for (int b = 0; b < n; b++) {
+    const LcuExpr *x = n == 1 ? e : e->args[b];
+    if (x->kind != LE_INDEX || x->args[0]->kind != LE_VAR || x->args[0]->name != k->params[b].name ||
+        x->args[1]->kind != LE_VAR || x->args[1]->name != t->params[0].name)
+      return 0;
+  }
+  return 1;
+}
+
+static void unsplit(Prep *pp, LcuExpr *e) {
+  LcuProgram *p = pp->p;
+  for (; e && e->kind == LE_LET; e = e->args[1]) {
+    LcuExpr *e2 = e->args[1];
+    if (e->args[0]->kind != LE_RUN || !e2 || e2->kind != LE_LET || e2->args[0]->kind != LE_RUN) continue;
+    const LcuKernel *ks = lcu_find_kernel(p, e->args[0]->name), *ka = lcu_find_kernel(p, e2->args[0]->name);
+    if (!ks || !ka || ks->nsoacs != 1 || ka->nsoacs != 1) continue;
+    const LcuSoac *s = &ks->soacs[0], *a = &ka->soacs[0];
+    int n = s->nbinds;
+    if (s->kind != LS_SEGREDUCE || s->size.kind != LZ_VAR || a->kind != LS_REDUCE || !exact_rops(s) ||
+        !exact_rops(a) || a->nbinds != n || ks->nrets != n || e->nbinds != n || ka->nparams != n ||
+        e2->args[0]->nargs != n || a->size.kind != LZ_LEN || a->size.name != ka->params[0].name ||
+        !reads_params_in_order(ka, a->thunks[0], a->thunks[0]->body))
+      continue;
+    int ok = 1;
+    for (int b = 0; b < n && ok; b++) {
+      const LcuExpr *arg = e2->args[0]->args[b];
+      ok = ks->rets[b].name == s->binds[b].name && s->rops[b] == a->rops[b] && arg->kind == LE_VAR &&
+           arg->name == e->binds[b].name && !fus_occurs(e2->args[1], e->binds[b].name);
+    }
+    const char *d = ok ? run_arg(e->args[0], ks, s->size.name) : NULL;
+    if (!d) continue;
+    /* let nt = seg_total(D) in let rs = run K_flat(args, nt) in body */
+    NzLoc loc = e->loc;
+    LcuSoac *fs;
+    LcuKernel *kf = single_soac_kernel(pp, ks->name, LS_REDUCE, s->loc, &fs);
+    const char *np = fus_fresh(pp->names, "n"), *nt = fus_fresh(pp->names, "t");
+    kf->nparams = ks->nparams + 1;
+    kf->params = lcu_binders(p, kf->nparams);
+    memcpy(kf->params, ks->params, sizeof(LcuBinder) * (size_t)ks->nparams);
+    kf->params[ks->nparams] = lcu_binder(np, lcu_type_base(LT_INT), loc);
+    *fs = *s;
+    fs->kind = LS_REDUCE;
+    fs->thunks[0] = lcu_thunk_copy(p, s->thunks[0]);
+    fs->size = (LcuSize){LZ_VAR, s->size.loc, 0, np, -1};
+    fs->binds = lcu_binders(p, n);
+    kf->nrets = n;
+    kf->rets = lcu_binders(p, n);
+    for (int b = 0; b < n; b++) {
+      fs->binds[b] = lcu_binder(a->binds[b].name, a->binds[b].ty, s->loc);
+      kf->rets[b] = lcu_binder(a->binds[b].name, NULL, s->loc);
+    }
+    kf->ret = ka->ret;
+    const LcuExpr *run = e->args[0];
+    LcuExpr **args = lcu_exprs(p, run->nargs + 1);
+    memcpy(args, run->args, sizeof(LcuExpr *) * (size_t)run->nargs);
+    args[run->nargs] = lcu_var(p, nt, loc);
+    LcuExpr **da = lcu_exprs(p, 1);
+    da[0] = lcu_var(p, d, loc);
+    LcuExpr *flat = lcu_let(p, e2->nbinds, e2->binds, lcu_run(p, kf->name, run->nargs + 1, args, run->loc), e2->args[1], loc);
+    for (int b = 0; b < e2->nbinds; b++) flat->binds[b].slot = -1;
+    LcuBinder *tb = lcu_binders(p, 1);
+    tb[0] = lcu_binder(nt, NULL, loc);
+    e->nbinds = 1;
+    e->binds = tb;
+    e->args[0] = lcu_prim(p, LP_SEG_TOTAL, 1, da, loc);
+    e->args[1] = flat;
+    e = flat; /* the loop goes on after it */
+  }
+}
+
+static void unsplit_all(Prep *pp, LcuExpr *e) {
+  if (!e) return;
+  if (e->kind == LE_LET) unsplit(pp, e);
+  for (int i = 0; i < e->nargs; i++) unsplit_all(pp, e->args[i]);
+}
+
+void fus_lcu_unsplit_flat_reduces(LcuProgram *p) {
+  Prep pp = {p, fus_names_new(p)};
+  for (int f = 0; f < p->nfuncs; f++) unsplit_all(&pp, p->funcs[f]->body);
+  fus_names_free(pp.names);
+}
+
 /* ------------------------------------------------------------- driver */
 
 int fus_lcu_prepare(LcuProgram *p) {
