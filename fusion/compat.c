@@ -41,7 +41,8 @@
  * read every carried array at its own index: an iterated use. Into-ONCE
  * fusions happen after a barrier and place no such demand.
  *
- * Horizontal: the same SOAC over the same iteration space. Sizes are symbolic
+ * Horizontal: the same SOAC over the same iteration space, or a MAP and a
+ * SEGREDUCE or SEGSCAN over the same (flat) elements. Sizes are symbolic
  * ids (equal ids: equal sizes); when one is unknown we fall back to the
  * paper's proxy, a shared *iterated* input (not just any shared input: a
  * gather's source says nothing about the iteration space). */
@@ -66,7 +67,18 @@ int fus_soac_elementwise(LcuSoacKind producer, LcuSoacKind consumer) {
   return fus_soac_vcompat(producer, consumer) && consumer != LS_ONCE;
 }
 
-int fus_soac_hcompat(LcuSoacKind a, LcuSoacKind b) { return a == b; }
+/* A reduction's pass over the same elements can also compute an independent
+ * MAP: fus_rewrite's map_joins makes the MAP's values components of the
+ * reduction with the `id` operator (each yields the whole array, as the MAP
+ * does); the reduction's own components, and the order it combines them in,
+ * do not change. Only the segmented reductions so far (the rewriter would
+ * join a REDUCE or SCAN too; the paper's rule, which the greedy schedulers'
+ * filters and their tests encode, keeps those apart). Without this, a MAP beside the SEGREDUCE that sums its
+ * neighbours' values (n-body's pair values feeding the force sums and the
+ * deferred checks) kept them in separate passes, the MAP writing n² arrays. */
+static int joins_as_id(LcuSoacKind m, LcuSoacKind r) { return m == LS_MAP && (r == LS_SEGREDUCE || r == LS_SEGSCAN); }
+
+int fus_soac_hcompat(LcuSoacKind a, LcuSoacKind b) { return a == b || joins_as_id(a, b) || joins_as_id(b, a); }
 
 int fus_same_space(const FusGraph *g, int i, int j) {
   const FusInv *A = &g->inv[i], *B = &g->inv[j];

@@ -49,9 +49,16 @@ void fus_recapture(LcuProgram *p, LcuThunk *t);
  *  - kernels with several SOACs that are invoked from CPU code are split into
  *    one kernel per SOAC (the unfused form the paper's fusion starts from);
  *  - scalar CPU code that depends on a kernel result of its region is lifted
- *    into a ONCE kernel (paper §9.1).
+ *    into a ONCE kernel (paper §9.1);
+ *  - a REDUCE (int/bool operators) over the flat elements of a segment
+ *    descriptor that a SEGREDUCE of the function also reduces becomes a
+ *    SEGREDUCE and a REDUCE of its segments, which a schedule may fuse with
+ *    the other SEGREDUCE (n-body's checks beside its force sums).
  * Returns the number of errors (0 on success). */
 int fus_lcu_prepare(LcuProgram *p);
+/* After fusion: undoes prepare's split of a flat REDUCE over a segmented space into a
+ * SEGREDUCE and a REDUCE of its segments where no schedule joined the SEGREDUCE. */
+void fus_lcu_unsplit_flat_reduces(LcuProgram *p);
 
 /* How a let in CPU code takes part in a region: a kernel invocation (run of a
  * single-SOAC kernel with variable arguments), pure scalar code (liftable into

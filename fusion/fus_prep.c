@@ -521,6 +521,251 @@ static void hoist_chain(LcuExpr **slot) {
   }
 }
 
+/* ------------------------- 6. reductions over a segmented space's elements */
+
+/* A REDUCE over the flat elements of segment descriptor D (its size is
+ * seg_total(D)) in a function that also runs a SEGREDUCE over D becomes a
+ * SEGREDUCE over D (one value per segment) and a REDUCE over those values.
+ * The first is then the same SOAC over the same space as the other
+ * SEGREDUCE, so a schedule may put both, and the MAP whose values they read,
+ * in one pass: n-body's deferred sqrt/division checks reduce the pair
+ * kernel's n² values, and before this they were a separate pass that read
+ * them back from arrays the pair kernel wrote. Only when every operator is
+ * an int or bool one (regrouping is exact for them: the result, and which
+ * fault is reported, stay those of the flat reduction) and none is `id`. */
+typedef struct {
+  NameVec total_of, total; /* `let total[i] = seg_total(total_of[i])` */
+  NameVec segred;          /* segment descriptors some SEGREDUCE runs over */
+} SegSpaces;
+
+static const char *run_arg(const LcuExpr *run, const LcuKernel *k, const char *param) {
+  for (int i = 0; i < k->nparams && i < run->nargs; i++)
+    if (k->params[i].name == param && run->args[i]->kind == LE_VAR) return run->args[i]->name;
+  return NULL;
+}
+
+static void seg_spaces(const LcuExpr *e, SegSpaces *ss) {
+  if (e->kind == LE_LET && e->nbinds == 1) {
+    const LcuExpr *rhs = e->args[0];
+    if (rhs->kind == LE_PRIM && rhs->prim == LP_SEG_TOTAL && rhs->args[0]->kind == LE_VAR) {
+      nz_vec_push(ss->total, e->binds[0].name);
+      nz_vec_push(ss->total_of, rhs->args[0]->name);
+    }
+  }
+  if (e->kind == LE_LET && e->args[0]->kind == LE_RUN) {
+    const LcuKernel *k = e->args[0]->target;
+    if (k && k->nsoacs == 1 && k->soacs[0].kind == LS_SEGREDUCE && k->soacs[0].size.kind == LZ_VAR) {
+      const char *d = run_arg(e->args[0], k, k->soacs[0].size.name);
+      if (d) nz_vec_push(ss->segred, d);
+    }
+  }
+  for (int i = 0; i < e->nargs; i++) seg_spaces(e->args[i], ss);
+}
+
+/* The segment descriptor over whose flat elements `let ... = run K(...)`
+ * (K a single REDUCE that may be split) reduces, if a SEGREDUCE runs over it. */
+static const char *flat_reduce_space(const LcuExpr *let, const SegSpaces *ss) {
+  const LcuExpr *run = let->args[0];
+  const LcuKernel *k = run->kind == LE_RUN ? run->target : NULL;
+  if (!k || k->nsoacs != 1 || k->nrets != let->nbinds) return NULL;
+  const LcuSoac *s = &k->soacs[0];
+  if (s->kind != LS_REDUCE || s->size.kind != LZ_VAR || s->nbinds < 1 || s->nbinds != k->nrets) return NULL;
+  for (int b = 0; b < s->nbinds; b++) {
+    LcuTypeKind t = lcu_rop_elem(s->rops[b]);
+    if (s->rops[b] == LR_ID || (t != LT_INT && t != LT_BOOL) || k->rets[b].name != s->binds[b].name) return NULL;
+  }
+  const char *n = run_arg(run, k, s->size.name);
+  for (int i = 0; n && i < ss->total.n; i++) {
+    if (ss->total.v[i] != n) continue;
+    for (int j = 0; j < ss->segred.n; j++)
+      if (ss->segred.v[j] == ss->total_of.v[i]) return ss->total_of.v[i];
+  }
+  return NULL;
+}
+
+static LcuKernel *single_soac_kernel(Prep *pp, const char *base, LcuSoacKind kind, NzLoc loc, LcuSoac **out) {
+  LcuKernel *k = lcu_kernel_add(pp->p, fus_fresh(pp->names, base), loc);
+  *out = lcu_kernel_add_soac(pp->p, k, kind, loc);
+  return k;
+}
+
+/* let rs = run K(args) in body  ==>
+ *   let ps = run K_seg(args, D) in let rs = run K_all(ps) in body */
+static void split_flat_reduce(Prep *pp, LcuExpr *let, const char *d) {
+  LcuProgram *p = pp->p;
+  LcuExpr *run = let->args[0];
+  const LcuKernel *k = run->target;
+  const LcuSoac *s = &k->soacs[0];
+  int n = s->nbinds;
+  NzLoc loc = let->loc;
+  const LcuType **arr = nz_xcalloc((size_t)n, sizeof *arr);
+  /* K_seg: K's SOAC over D's segments, D as one more parameter */
+  LcuSoac *ss;
+  LcuKernel *ks = single_soac_kernel(pp, k->name, LS_SEGREDUCE, s->loc, &ss);
+  const char *dp = fus_fresh(pp->names, "sd");
+  ks->nparams = k->nparams + 1;
+  ks->params = lcu_binders(p, ks->nparams);
+  memcpy(ks->params, k->params, sizeof(LcuBinder) * (size_t)k->nparams);
+  ks->params[k->nparams] = lcu_binder(dp, lcu_type_base(LT_SEGDES), loc);
+  *ss = *s;
+  ss->kind = LS_SEGREDUCE;
+  ss->thunks[0] = lcu_thunk_copy(p, s->thunks[0]);
+  ss->size = (LcuSize){LZ_VAR, s->size.loc, 0, dp, -1};
+  ss->binds = lcu_binders(p, n);
+  ks->nrets = n;
+  ks->rets = lcu_binders(p, n);
+  LcuExpr **sargs = lcu_exprs(p, run->nargs + 1);
+  memcpy(sargs, run->args, sizeof(LcuExpr *) * (size_t)run->nargs);
+  sargs[run->nargs] = lcu_var(p, d, run->loc);
+  LcuBinder *ps = lcu_binders(p, n);
+  for (int b = 0; b < n; b++) {
+    arr[b] = lcu_type_array(s->binds[b].ty->kind);
+    ss->binds[b] = lcu_binder(fus_fresh(pp->names, s->binds[b].name), arr[b], s->loc);
+    ks->rets[b] = lcu_binder(ss->binds[b].name, NULL, s->loc);
+    ps[b] = lcu_binder(fus_fresh(pp->names, let->binds[b].name), NULL, loc);
+  }
+  ks->ret = lcu_type_tuple(n, arr);
+  /* K_all: the REDUCE of the per-segment values */
+  LcuSoac *sa;
+  LcuKernel *ka = single_soac_kernel(pp, k->name, LS_REDUCE, s->loc, &sa);
+  ka->nparams = n;
+  ka->params = lcu_binders(p, n);
+  LcuExpr **reads = lcu_exprs(p, n), **aargs = lcu_exprs(p, n);
+  const char *i = fus_fresh(pp->names, "i");
+  for (int b = 0; b < n; b++) {
+    ka->params[b] = lcu_binder(fus_fresh(pp->names, "q"), arr[b], loc);
+    reads[b] = lcu_index(p, lcu_var(p, ka->params[b].name, loc), lcu_var(p, i, loc), loc);
+    aargs[b] = lcu_var(p, ps[b].name, loc);
+  }
+  *sa = *s;
+  LcuBinder *ip = lcu_binders(p, 1);
+  ip[0] = lcu_binder(i, NULL, loc);
+  sa->thunks[0] = lcu_thunk_new(p, 1, ip, n == 1 ? reads[0] : lcu_tuple(p, n, reads, loc), 0, NULL, loc);
+  fus_recapture(p, sa->thunks[0]);
+  sa->size = (LcuSize){LZ_LEN, s->size.loc, 0, ka->params[0].name, -1};
+  sa->binds = lcu_binders(p, n);
+  ka->nrets = n;
+  ka->rets = lcu_binders(p, n);
+  for (int b = 0; b < n; b++) {
+    sa->binds[b] = lcu_binder(fus_fresh(pp->names, s->binds[b].name), s->binds[b].ty, s->loc);
+    ka->rets[b] = lcu_binder(sa->binds[b].name, NULL, s->loc);
+  }
+  ka->ret = k->ret;
+  LcuExpr *all = lcu_let(p, let->nbinds, let->binds, lcu_run(p, ka->name, n, aargs, run->loc), let->args[1], loc);
+  let->nbinds = n;
+  let->binds = ps;
+  let->args[0] = lcu_run(p, ks->name, run->nargs + 1, sargs, run->loc);
+  let->args[1] = all;
+  free(arr);
+}
+
+static void split_flat_reduces(Prep *pp, LcuExpr *e, const SegSpaces *ss) {
+  if (e->kind == LE_LET) {
+    const char *d = flat_reduce_space(e, ss);
+    if (d) split_flat_reduce(pp, e, d);
+  }
+  for (int i = 0; i < e->nargs; i++) split_flat_reduces(pp, e->args[i], ss);
+}
+
+/* After fusion: a SEGREDUCE that nothing joined (one SOAC in its kernel, int
+ * or bool operators) whose values only the next let's REDUCE reads, all of
+ * them in order, is one flat REDUCE over D's elements again: the split above
+ * bought nothing there, and cost a launch and an array of one value per
+ * segment (spmv's index checks). Also a program's own sum of segment sums. */
+static int exact_rops(const LcuSoac *s) {
+  for (int b = 0; b < s->nrops; b++) {
+    LcuTypeKind t = lcu_rop_elem(s->rops[b]);
+    if (s->rops[b] == LR_ID || (t != LT_INT && t != LT_BOOL)) return 0;
+  }
+  return s->nrops == s->nbinds && s->nbinds > 0;
+}
+
+/* Is thunk body e the tuple (q_0[i], ..., q_n-1[i]) of K's parameters in order? */
+static int reads_params_in_order(const LcuKernel *k, const LcuThunk *t, const LcuExpr *e) {
+  int n = k->nparams;
+  if (t->nparams != 1 || (n == 1 ? 0 : e->kind != LE_TUPLE || e->nargs != n)) return 0;
+  for (int b = 0; b < n; b++) {
+    const LcuExpr *x = n == 1 ? e : e->args[b];
+    if (x->kind != LE_INDEX || x->args[0]->kind != LE_VAR || x->args[0]->name != k->params[b].name ||
+        x->args[1]->kind != LE_VAR || x->args[1]->name != t->params[0].name)
+      return 0;
+  }
+  return 1;
+}
+
+static void unsplit(Prep *pp, LcuExpr *e) {
+  LcuProgram *p = pp->p;
+  for (; e && e->kind == LE_LET; e = e->args[1]) {
+    LcuExpr *e2 = e->args[1];
+    if (e->args[0]->kind != LE_RUN || !e2 || e2->kind != LE_LET || e2->args[0]->kind != LE_RUN) continue;
+    const LcuKernel *ks = lcu_find_kernel(p, e->args[0]->name), *ka = lcu_find_kernel(p, e2->args[0]->name);
+    if (!ks || !ka || ks->nsoacs != 1 || ka->nsoacs != 1) continue;
+    const LcuSoac *s = &ks->soacs[0], *a = &ka->soacs[0];
+    int n = s->nbinds;
+    if (s->kind != LS_SEGREDUCE || s->size.kind != LZ_VAR || a->kind != LS_REDUCE || !exact_rops(s) ||
+        !exact_rops(a) || a->nbinds != n || ks->nrets != n || e->nbinds != n || ka->nparams != n ||
+        e2->args[0]->nargs != n || a->size.kind != LZ_LEN || a->size.name != ka->params[0].name ||
+        !reads_params_in_order(ka, a->thunks[0], a->thunks[0]->body))
+      continue;
+    int ok = 1;
+    for (int b = 0; b < n && ok; b++) {
+      const LcuExpr *arg = e2->args[0]->args[b];
+      ok = ks->rets[b].name == s->binds[b].name && s->rops[b] == a->rops[b] && arg->kind == LE_VAR &&
+           arg->name == e->binds[b].name && !fus_occurs(e2->args[1], e->binds[b].name);
+    }
+    const char *d = ok ? run_arg(e->args[0], ks, s->size.name) : NULL;
+    if (!d) continue;
+    /* let nt = seg_total(D) in let rs = run K_flat(args, nt) in body */
+    NzLoc loc = e->loc;
+    LcuSoac *fs;
+    LcuKernel *kf = single_soac_kernel(pp, ks->name, LS_REDUCE, s->loc, &fs);
+    const char *np = fus_fresh(pp->names, "n"), *nt = fus_fresh(pp->names, "t");
+    kf->nparams = ks->nparams + 1;
+    kf->params = lcu_binders(p, kf->nparams);
+    memcpy(kf->params, ks->params, sizeof(LcuBinder) * (size_t)ks->nparams);
+    kf->params[ks->nparams] = lcu_binder(np, lcu_type_base(LT_INT), loc);
+    *fs = *s;
+    fs->kind = LS_REDUCE;
+    fs->thunks[0] = lcu_thunk_copy(p, s->thunks[0]);
+    fs->size = (LcuSize){LZ_VAR, s->size.loc, 0, np, -1};
+    fs->binds = lcu_binders(p, n);
+    kf->nrets = n;
+    kf->rets = lcu_binders(p, n);
+    for (int b = 0; b < n; b++) {
+      fs->binds[b] = lcu_binder(a->binds[b].name, a->binds[b].ty, s->loc);
+      kf->rets[b] = lcu_binder(a->binds[b].name, NULL, s->loc);
+    }
+    kf->ret = ka->ret;
+    const LcuExpr *run = e->args[0];
+    LcuExpr **args = lcu_exprs(p, run->nargs + 1);
+    memcpy(args, run->args, sizeof(LcuExpr *) * (size_t)run->nargs);
+    args[run->nargs] = lcu_var(p, nt, loc);
+    LcuExpr **da = lcu_exprs(p, 1);
+    da[0] = lcu_var(p, d, loc);
+    LcuExpr *flat = lcu_let(p, e2->nbinds, e2->binds, lcu_run(p, kf->name, run->nargs + 1, args, run->loc), e2->args[1], loc);
+    for (int b = 0; b < e2->nbinds; b++) flat->binds[b].slot = -1;
+    LcuBinder *tb = lcu_binders(p, 1);
+    tb[0] = lcu_binder(nt, NULL, loc);
+    e->nbinds = 1;
+    e->binds = tb;
+    e->args[0] = lcu_prim(p, LP_SEG_TOTAL, 1, da, loc);
+    e->args[1] = flat;
+    e = flat; /* the loop goes on after it */
+  }
+}
+
+static void unsplit_all(Prep *pp, LcuExpr *e) {
+  if (!e) return;
+  if (e->kind == LE_LET) unsplit(pp, e);
+  for (int i = 0; i < e->nargs; i++) unsplit_all(pp, e->args[i]);
+}
+
+void fus_lcu_unsplit_flat_reduces(LcuProgram *p) {
+  Prep pp = {p, fus_names_new(p)};
+  for (int f = 0; f < p->nfuncs; f++) unsplit_all(&pp, p->funcs[f]->body);
+  fus_names_free(pp.names);
+}
+
 /* ------------------------------------------------------------- driver */
 
 int fus_lcu_prepare(LcuProgram *p) {
@@ -547,6 +792,16 @@ int fus_lcu_prepare(LcuProgram *p) {
     }
     nz_vec_free(m.done);
     errs = lcu_check(p);
+  }
+  if (!errs) {
+    int split = 0;
+    for (int f = 0; f < p->nfuncs; f++) {
+      SegSpaces ss = {0};
+      seg_spaces(p->funcs[f]->body, &ss);
+      if (ss.segred.n) split = 1, split_flat_reduces(&pp, p->funcs[f]->body, &ss);
+      nz_vec_free(ss.total), nz_vec_free(ss.total_of), nz_vec_free(ss.segred);
+    }
+    if (split) errs = lcu_check(p);
   }
   if (!errs) {
     for (int f = 0; f < p->nfuncs; f++) hoist_chain(&p->funcs[f]->body);

@@ -84,10 +84,16 @@ typedef struct {
   int *sk, *w1, *w2;
 } State;
 
-/* A member of cluster c applying another SOAC than k, or -1 if all apply k. */
+/* A member of cluster c applying another SOAC than k, or -1 if all apply k.
+ * The filters skip a cluster holding a member independent of a candidate
+ * that applies another SOAC; a member horizontally compatible with k all the
+ * same (a MAP beside a SEG*) filters nothing: -1, and the merge is checked
+ * pair by pair. */
 static int other_soac_member(const State *S, int c, LcuSoacKind k) {
-  if (S->sk[c] >= 0) return S->sk[c] == (int)k ? -1 : S->head[c];
-  return S->g->inv[S->w1[c]].soac != k ? S->w1[c] : S->w2[c];
+  int m;
+  if (S->sk[c] >= 0) m = S->sk[c] == (int)k ? -1 : S->head[c];
+  else m = S->g->inv[S->w1[c]].soac != k ? S->w1[c] : S->w2[c];
+  return m >= 0 && fus_soac_hcompat(S->g->inv[m].soac, k) ? -1 : m;
 }
 
 #define FOREVER (-1L)

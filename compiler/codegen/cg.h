@@ -38,6 +38,10 @@ typedef struct CgScope {
    * u[ixslot] needs no bounds check; NULL: none known */
   int ixslot;
   const uint8_t *ixsafe;
+  /* Inside a segmented loop's thunk: seg_of(seg_sd, seg_idx), the segment of
+   * the element being visited, is the loop's segment variable seg_cur (no
+   * lookup, no per-element segment index). NULL elsewhere. */
+  const char *seg_sd, *seg_idx, *seg_cur;
 } CgScope;
 
 /* A target: emits a kernel as a C function with the signature of
@@ -103,6 +107,8 @@ void cg_scope_func(CgScope *s, Cg *cg, const LcuFunc *f, NzBuf *b);
 void cg_scope_kernel(CgScope *s, Cg *cg, const LcuKernel *k, NzBuf *b);
 /* A thunk's scope inside kernel scope ks: captures are the kernel's variables. */
 void cg_scope_thunk(CgScope *s, const CgScope *ks, const LcuThunk *t, int tid, const char *it);
+/* Is e, a seg_of, the segment of the element a segmented loop visits (seg_cur)? */
+int cg_seg_of_current(const CgScope *s, const LcuExpr *e);
 /* Emits e's statements; *out gets its atoms. */
 void cg_expr(CgScope *s, const LcuExpr *e, CgAtoms *out);
 /* Declares atoms' components as fresh variables set to them (for values that

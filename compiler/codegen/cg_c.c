@@ -14,6 +14,7 @@ typedef struct {
   int tid;    /* thunks emitted so far */
   CgSizes *sizes; /* λcu names of the sizes checked, in order (sz0, sz1, ...) */
   const uint8_t *safe; /* the SOAC being emitted: its row of cg->ixsafe, or NULL */
+  const char *seg_sd, *seg_cur; /* a segmented loop's segdes (λcu) and segment variable (C) */
 } Kern;
 
 #define LINE(...) cg_line(&K->ks, __VA_ARGS__)
@@ -23,18 +24,19 @@ static const char *ectype(const Cg *cg, LcuTypeKind k) { return cg_ctype(cg, lcu
 /* Component k of thunk t's value type. */
 static const LcuType *comp(const LcuThunk *t, int k) { return lcu_type_component(t->body->ty, k); }
 
-/* Whether e may call seg_of on the thunk's capture `u` (its slot in the thunk
- * frame): only those segment descriptors need their element-to-segment table,
- * which costs a pass and 4 bytes per element (quicksort's interleaving kernels
- * built three where they look up one). A descriptor reached otherwise than as the
- * capture itself counts as used; one missed here is built at its first seg_of. */
-static int uses_seg_of(const LcuExpr *e, int u) {
+/* Does e look up the segment of an element of segdes sd through its segment
+ * index (seg_of), other than the element a segmented loop visits (cur)? Only
+ * those descriptors need their element-to-segment table, which costs a pass and
+ * 4 bytes per element (quicksort's interleaving kernels built three where they
+ * look up one). A descriptor reached otherwise than as a variable counts as
+ * looked up; one missed here is built at its first seg_of. */
+static int looks_up_seg(const CgScope *cur, const LcuExpr *e, const char *sd) {
   if (!e) return 0;
   if (e->kind == LE_PRIM && e->prim == LP_SEG_OF && e->nargs > 0 &&
-      (e->args[0]->kind != LE_VAR || e->args[0]->slot == u))
+      (e->args[0]->kind != LE_VAR || (e->args[0]->name == sd && !cg_seg_of_current(cur, e))))
     return 1;
   for (int k = 0; k < e->nargs; k++)
-    if (uses_seg_of(e->args[k], u)) return 1;
+    if (looks_up_seg(cur, e->args[k], sd)) return 1;
   return 0;
 }
 
@@ -52,9 +54,16 @@ static void hoist(Kern *K, const LcuSoac *s) {
         done[slot] = 1;
         LINE("const %s *restrict %s_d RT_UNUSED = (const %s *)%s->d;", ectype(K->cg, ty->elem), v, ectype(K->cg, ty->elem), v);
         LINE("const int64_t %s_n RT_UNUSED = %s->len;", v, v);
-      } else if (ty->kind == LT_SEGDES && uses_seg_of(th->body, u)) {
-        done[slot] = 1;
-        LINE("rt_seg_need_segof(%s);", v);
+      } else if (ty->kind == LT_SEGDES) {
+        /* the n-entry index is built only where an element's segment is looked up */
+        CgScope cur = {0};
+        if (K->seg_cur && th->nparams == 1) cur.seg_sd = K->seg_sd, cur.seg_idx = th->params[0].name, cur.seg_cur = K->seg_cur;
+        int need = 0;
+        for (int t2 = 0; t2 < s->nthunks && !need; t2++) need = looks_up_seg(&cur, s->thunks[t2]->body, th->usings[u].name);
+        if (need) {
+          done[slot] = 1;
+          LINE("rt_seg_need_segof(%s);", v);
+        }
       }
     }
   }
@@ -92,6 +101,7 @@ static CgAtoms thunk(Kern *K, const LcuThunk *t, const char *it, const char *idx
     ts.ixsafe = f;
     ts.ixslot = t->params[0].slot;
   }
+  if (K->seg_cur && t->nparams == 1 && !vals) ts.seg_sd = K->seg_sd, ts.seg_idx = t->params[0].name, ts.seg_cur = K->seg_cur;
   for (int p = 0; p < t->nparams; p++) {
     const LcuBinder *b = &t->params[p];
     cg_line(&ts, "const %s %s RT_UNUSED = %s;", cg_ctype(K->cg, b->ty), ts.name[b->slot],
@@ -421,6 +431,8 @@ static void soac_seg(Kern *K, const LcuSoac *s, int scan) {
   LINE("const RtSeg *sd = %s;", sd);
   LINE("const int64_t n = sd->total, nsegs = sd->nsegs, nb = rt_nblocks(n);");
   LINE("const int64_t *restrict st = sd->starts;");
+  /* the loops visit element j of segment g: the thunk's seg_of(sd, j) is g */
+  K->seg_sd = s->size.name, K->seg_cur = "g";
   hoist(K, s);
   for (int k = 0; k < nc; k++) {
     const LcuType *ct = comp(t, k);
@@ -447,6 +459,7 @@ static void soac_seg(Kern *K, const LcuSoac *s, int scan) {
   LINE("for (int64_t j = a0; j < a1; j++) {");
   K->ks.ind++;
   CgAtoms a = thunk(K, t, "j", "j", NULL);
+  K->seg_sd = NULL, K->seg_cur = NULL;
   fold_step(K, s, &a, scan);
   K->ks.ind--;
   LINE("}");
@@ -506,7 +519,7 @@ static void soac_seg(Kern *K, const LcuSoac *s, int scan) {
 /* The body of kernel k as function fn into b (CgBodyFn). */
 static void kernel_body(Cg *cg, const LcuKernel *k, NzBuf *b, const char *fn, CgSizes *sizes) {
   NzBuf text = {0};
-  Kern KK = {cg, k, {0}, 0, sizes, NULL}, *K = &KK;
+  Kern KK = {cg, k, {0}, 0, sizes, NULL, NULL, NULL}, *K = &KK;
   cg_scope_kernel(&K->ks, cg, k, &text);
   cg->tmp = 0;
   LINE("const double t0 = rt_now();");

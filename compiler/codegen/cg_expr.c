@@ -358,11 +358,20 @@ static const char *expand(CgScope *s, const char *tpl, const CgAtoms *a, const L
   return r;
 }
 
+int cg_seg_of_current(const CgScope *s, const LcuExpr *e) {
+  return s->seg_cur && e->args[0]->kind == LE_VAR && e->args[0]->name == s->seg_sd && e->args[1]->kind == LE_VAR &&
+         e->args[1]->name == s->seg_idx;
+}
+
 static void emit_prim(CgScope *s, const LcuExpr *e, CgAtoms *out) {
   const CgPrimRule *r = prim_rule(e->prim);
   if (!r) nz_die("codegen: no rule for primitive %s", lcu_prim_info(e->prim)->name);
   if (r->fn) {
     r->fn(s, e, out);
+    return;
+  }
+  if (e->prim == LP_SEG_OF && cg_seg_of_current(s, e)) {
+    *out = atom1(s->cg, cg_fmt(s->cg, "((int32_t)%s)", s->seg_cur));
     return;
   }
   LcuTypeKind k = opkind(e);

@@ -283,6 +283,7 @@ int drv_fuse(LcuProgram *p, DrvFuse *o, NzBuf *report) {
   if (o->opt.dump_ilp && rc == NZ_EXIT_OK && o->opt.dump_seq == 0)
     nz_warning("--dump-ilp=%s does nothing here: scheduler %s built no ILP instance", o->opt.dump_ilp, o->scheduler);
   if (rc != NZ_EXIT_OK) return rc;
+  fus_lcu_unsplit_flat_reduces(p);
   fus_lcu_drop_unused_kernels(p);
   if (lcu_check(p) != 0) {
     NzBuf b = {0};
