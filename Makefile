@@ -162,14 +162,14 @@ plots: deps
 experiments: deps
 	$(MAKE) all
 	bash experiments/programs.sh --size=$(SIZE) --jobs=$(JOBS) --out=results
-	python3 experiments/costmodel.py --size=$(if $(filter default,$(SIZE)),small,$(SIZE)) --out=results
+	python3 experiments/costmodel.py --size=$(if $(filter default,$(SIZE)),small,$(SIZE)) --runs=5 --max-runs=15 --out=results
 
 # Does a cost model rank schedules as their times do? (experiments/costmodel.py):
 # calibrate, then every program's named, ILP (unit and sized) and random schedules,
 # interleaved runs, Spearman's rho per program. SIZE=small by default here.
 costmodel: deps
 	$(MAKE) all
-	python3 experiments/costmodel.py --size=$(if $(filter default,$(SIZE)),small,$(SIZE)) --out=results
+	python3 experiments/costmodel.py --size=$(if $(filter default,$(SIZE)),small,$(SIZE)) --runs=5 --max-runs=15 --out=results
 
 # Compiled Nessie against hand-written C + OpenMP (experiments/cbench/run.sh):
 # results/cbench/. BENCH_N elements (default 10^7), BENCH_RUNS runs (default 5).

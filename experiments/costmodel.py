@@ -11,7 +11,9 @@ For each program of experiments/programs at one size (programs.sh's size table):
   3. each schedule's objective under both models (nessie emit --stage=fused, summed over
      regions; --report-cost prices a unit-scheduled partition under the sized model);
   4. schedules whose generated C is the same are one binary; every binary runs R times,
-     interleaved (each round runs every binary of every program once); the time is the
+     interleaved (each round runs every binary of every program once), and more rounds
+     follow, up to --max-runs, for the programs whose rho is not yet settled (its 90 %
+     bootstrap interval, resampling each binary's runs, wider than --settle); the time is the
      process's CPU seconds (user + system: robust to a loaded machine, where wall time is
      mostly waiting), main's wall seconds (NESSIE_TIME) beside it; outputs checked equal
      to the unfused build's;
@@ -22,7 +24,8 @@ Writes OUT/costmodel.csv (one row per schedule), OUT/costmodel-summary.txt and, 
 gnuplot is, OUT/costmodel-PROG.svg (objective against seconds, both models side by side).
 
   experiments/costmodel.py [--size=tiny|small|default] [--programs=a,b] [--random=K]
-                           [--runs=R] [--cost=FILE] [--out=DIR] [--bin=DIR]
+                           [--runs=R] [--max-runs=M] [--settle=W] [--cost=FILE]
+                           [--out=DIR] [--bin=DIR]
 --cost: a sized cost file; default: calibrate this machine first (nessie-bench --calibrate).
 """
 import csv, hashlib, os, re, resource, shutil, statistics, subprocess, sys
@@ -36,35 +39,60 @@ def die(msg):
 
 
 def opts():
-    o = dict(size="small", programs=None, random=6, runs=3, cost=None, out="results", bin="bin")
+    o = dict(size="small", programs=None, random=6, runs=3, cost=None, out="results", bin="bin",
+             max_runs=None, settle="0.3")
     for a in sys.argv[1:]:
         if a in ("-h", "--help"):
             print(__doc__)
             sys.exit(0)
-        m = re.match(r"--(size|programs|random|runs|cost|out|bin)=(.*)$", a)
+        m = re.match(r"--(size|programs|random|runs|max-runs|settle|cost|out|bin)=(.*)$", a)
         if not m:
             die("unknown argument '%s' (--help)" % a)
-        o[m.group(1)] = m.group(2)
+        o[m.group(1).replace("-", "_")] = m.group(2)
     try:
         o["random"], o["runs"] = int(o["random"]), int(o["runs"])
+        o["max_runs"] = int(o["max_runs"]) if o["max_runs"] is not None else o["runs"]
+        o["settle"] = float(o["settle"])
     except ValueError:
-        die("--random and --runs take integers")
-    if o["random"] < 0 or o["runs"] < 1:
-        die("--random >= 0, --runs >= 1")
+        die("--random, --runs and --max-runs take integers, --settle a number")
+    if o["random"] < 0 or o["runs"] < 1 or o["max_runs"] < o["runs"] or not 0 < o["settle"] <= 2:
+        die("--random >= 0, --runs >= 1, --max-runs >= --runs, 0 < --settle <= 2")
     return o
+
+
+def rho_interval(xs, runs, reps=400, seed=1):
+    """The 5-95 % bootstrap interval of Spearman's rho between the objectives xs and
+    the medians of the binaries' runs, each binary's runs resampled with replacement."""
+    import random
+    rnd = random.Random(seed)
+    got = []
+    for _ in range(reps):
+        med = [statistics.median(rnd.choice(r) for _ in r) for r in runs]
+        v = spearman(xs, med)
+        if v == v:
+            got.append(v)
+    if not got:
+        return float("nan"), float("nan")
+    got.sort()
+    return got[int(0.05 * (len(got) - 1))], got[int(0.95 * (len(got) - 1))]
 
 
 def sh(cmd, **kw):
     return subprocess.run(cmd, capture_output=True, text=True, **kw)
 
 
+_tables = None
+
+
 def spearman(xs, ys):
     """programs-tables.py's (one definition of the statistic); NaN where it has none."""
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("tables", os.path.join(ROOT, "experiments/programs-tables.py"))
-    tables = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tables)
-    r = tables.spearman(xs, ys)
+    global _tables
+    if _tables is None:
+        import importlib.util
+        spec = importlib.util.spec_from_file_location("tables", os.path.join(ROOT, "experiments/programs-tables.py"))
+        _tables = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(_tables)
+    r = _tables.spearman(xs, ys)
     return float("nan") if r is None else r
 
 
@@ -162,12 +190,38 @@ def main():
             rows.append(dict(program=p, n=sizes[p], schedule=name, code=md5, unit_objective=unit,
                              sized_objective=sized, runs=[]))
             print("built %s %s (%s)" % (p, name, md5), flush=True)
-    # 4. interleaved runs
+    # 4. interleaved runs: every binary once per round; after --runs rounds only the
+    # programs whose rho is not settled go on, up to --max-runs
     secs = {k: [] for k in binaries}
     wall = {k: [] for k in binaries}
     loads = []
-    for rnd in range(o["runs"]):
+
+    def points(p):
+        """One row per distinct binary of p (the first schedule that made it)."""
+        byc = {}
+        for r in rows:
+            if r["program"] == p:
+                byc.setdefault(r["code"], r)
+        return list(byc.values())
+
+    def unsettled(p):
+        pts = points(p)
+        runs = [secs[(p, r["code"])] for r in pts]
+        for model in ("unit", "sized"):
+            lo, hi = rho_interval([r[model + "_objective"] for r in pts], runs, reps=200)
+            if not (hi - lo <= o["settle"]):
+                return True
+        return False
+
+    active = set(progs)
+    for rnd in range(o["max_runs"]):
+        if rnd >= o["runs"]:
+            active = {p for p in active if unsettled(p)}
+            if not active:
+                break
         for (p, md5), exe in binaries.items():
+            if p not in active:
+                continue
             r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
             r = sh([exe], env=dict(env, NESSIE_TIME="1"), cwd=os.path.dirname(exe))
             r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -179,7 +233,7 @@ def main():
             secs[(p, md5)].append(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
             wall[(p, md5)].append(float(m.group(1)))
         loads.append(os.getloadavg()[0])
-        print("round %d done (load %.1f)" % (rnd + 1, loads[-1]), flush=True)
+        print("round %d done, %d programs (load %.1f)" % (rnd + 1, len(active), loads[-1]), flush=True)
     for row in rows:
         row["runs"] = secs[(row["program"], row["code"])]
         row["wall"] = wall[(row["program"], row["code"])]
@@ -193,29 +247,29 @@ def main():
                         "%g" % row["sized_objective"], "%.6f" % statistics.median(s), "%.6f" % min(s),
                         "%.6f" % max(s), "%.6f" % statistics.median(row["wall"]), len(s)])
     # 5. per program
-    out = ["cost-model validation: size %s, %d random partitions, %d interleaved runs, cost file %s; "
-           "times are the process's CPU seconds (user + system); load average %.1f-%.1f" %
-           (o["size"], o["random"], o["runs"], cost, min(loads), max(loads))]
+    out = ["cost-model validation: size %s, %d random partitions, %d-%d interleaved runs (until rho's 90 %% "
+           "bootstrap interval is at most %g wide), cost file %s; times are the process's CPU seconds "
+           "(user + system); load average %.1f-%.1f; rho [5 %%, 95 %% bootstrap]" %
+           (o["size"], o["random"], o["runs"], o["max_runs"], o["settle"], cost, min(loads), max(loads))]
     rho = {"unit": [], "sized": []}
     for p in progs:
         pr = [r for r in rows if r["program"] == p]
-        byc = {}
-        for r in pr:  # one point per distinct binary
-            byc.setdefault(r["code"], r)
-        pts = list(byc.values())
+        pts = points(p)
         med = [statistics.median(r["runs"]) for r in pts]
         fastest = min(range(len(pts)), key=lambda i: med[i])
-        line = "%s (n=%d): %d schedules, %d distinct programs" % (p, sizes[p], len(pr), len(pts))
+        line = "%s (n=%d): %d schedules, %d distinct programs, %d runs each" % (
+            p, sizes[p], len(pr), len(pts), len(pts[0]["runs"]))
         for model in ("unit", "sized"):
             xs = [r[model + "_objective"] for r in pts]
             rh = spearman(xs, med)
+            lo, hi = rho_interval(xs, [r["runs"] for r in pts])
             if rh == rh:
                 rho[model].append(rh)
             opt = next(r for r in pr if r["schedule"] == "ilp-" + model)
             om = statistics.median(opt["runs"])
             within = min(opt["runs"]) <= max(pts[fastest]["runs"])
-            line += "; %s: rho %.2f, optimum %.4f s CPU (%s)" % (
-                model, rh, om, "fastest" if opt["code"] == pts[fastest]["code"] else
+            line += "; %s: rho %.2f [%.2f, %.2f], optimum %.4f s CPU (%s)" % (
+                model, rh, lo, hi, om, "fastest" if opt["code"] == pts[fastest]["code"] else
                 "within noise of the fastest" if within else "slower than the fastest %.4f s" % med[fastest])
         out.append(line)
     for model in ("unit", "sized"):

@@ -104,6 +104,7 @@ FusWeights fus_cost_weights(const FusGraph *g) {
 void fus_cost(const FusGraph *g, const int *cl, FusCost *out) {
   FusWeights w = fus_cost_weights(g);
   count(g, cl, &w, &out->kernels, &out->arrays, &out->traversals, &out->objective);
+  if (g->model && !g->model->unit && g->runs > 0) out->objective *= g->runs;
 }
 
 void fus_cost_before(const FusGraph *g, FusCost *out) {

@@ -190,6 +190,8 @@ void fus_graph_set_model(FusGraph *g, const FusCostModel *m, const double *inv_e
   g->inv_size = is, g->var_size = vs;
 }
 
+void fus_graph_set_runs(FusGraph *g, double runs) { g->runs = runs >= 1 ? runs : 1; }
+
 int fus_profile_row(char *line, FusProfileRow *out) {
   size_t len = strlen(line);
   while (len && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = 0;

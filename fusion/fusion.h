@@ -63,6 +63,13 @@ typedef struct FusGraph {
    * elements per invocation and per variable (arena). */
   const struct FusCostModel *model;
   double *inv_size, *var_size;
+  /* How many times the region runs per program run (fus_graph_set_runs; 0
+   * means once): fus_cost multiplies a sized model's objective by it, so
+   * that a program's objective, the sum over its regions, weighs a region
+   * inside a recursion or a loop by its executions. A constant factor of the
+   * whole region, it changes no schedule; the driver sets it after
+   * scheduling, so schedulers see the per-run objective. */
+  double runs;
   /* Symbolic spaces per invocation (fus_shape.c, for graphs of λcu regions;
    * NULL otherwise): the polynomial as text, and its value where constant
    * (else -1). */
@@ -190,6 +197,8 @@ static inline double fus_w_array(const FusWeights *w, int v) {
 static inline double fus_w_read(const FusWeights *w, int v) {
   return w->traversals * (w->var_size ? w->var_size[v] : 1);
 }
+/* Under a sized model the weights above are per run of the region; the
+ * objective fus_cost reports is multiplied by the graph's runs (FusGraph). */
 
 void fus_cost(const FusGraph *g, const int *cl, FusCost *out);
 void fus_cost_before(const FusGraph *g, FusCost *out); /* the all-singleton partition */
@@ -222,6 +231,9 @@ void fus_cost_model_print(NzBuf *b, const FusCostModel *m, const char *comment);
  * are derived: an array's iterating consumer's space, else its producer's,
  * else the model's default. The unit model ignores sizes. */
 void fus_graph_set_model(FusGraph *g, const FusCostModel *m, const double *inv_elems);
+/* The region's executions per program run (runs >= 1; the default is 1), from
+ * a profile's launch counts: scales a sized model's objective (FusGraph.runs). */
+void fus_graph_set_runs(FusGraph *g, double runs);
 
 /* One line of a runtime profile (runtime/README.md; DESIGN.md's columns
  * program,backend,device,kernel,cluster,soacs,launches,elements,

@@ -115,11 +115,12 @@ static int ensure_dir(const char *dir) {
 /* Elements per launch of each kernel in a runtime profile (runtime/README.md,
  * DESIGN.md's columns): a kernel's row gives elements / (launches * soacs)
  * to each invocation its `cluster` column lists (exact for an unfused
- * profile, one invocation per kernel; an average for a fused one). */
+ * profile, one invocation per kernel; an average for a fused one), and its
+ * launches, how often the invocation ran (its region's runs). */
 typedef struct {
   int n, cap;
   const char **name;
-  double *elems;
+  double *elems, *launches;
 } Sizes;
 
 static int sizes_load(const char *path, Sizes *S) {
@@ -152,8 +153,10 @@ static int sizes_load(const char *path, Sizes *S) {
         S->cap = S->cap ? 2 * S->cap : 64;
         S->name = nz_xrealloc(S->name, sizeof(char *) * (size_t)S->cap);
         S->elems = nz_xrealloc(S->elems, sizeof(double) * (size_t)S->cap);
+        S->launches = nz_xrealloc(S->launches, sizeof(double) * (size_t)S->cap);
       }
       S->name[S->n] = nz_xstrdup(w);
+      S->launches[S->n] = launches;
       S->elems[S->n++] = elems / (launches * soacs);
     }
   }
@@ -169,15 +172,22 @@ static void sizes_free(Sizes *S) {
   for (int i = 0; i < S->n; i++) free((void *)S->name[i]);
   free(S->name);
   free(S->elems);
+  free(S->launches);
 }
 
-/* The graph's elements per invocation from the profile (-1: not in it). */
-static double *sizes_for(const Sizes *S, const FusGraph *g) {
+/* The graph's elements per invocation from the profile (-1: not in it), and
+ * in *runs how often the region ran: the most launches of its invocations
+ * (all run together in straight-line code; 1 if none is in the profile). */
+static double *sizes_for(const Sizes *S, const FusGraph *g, double *runs) {
   double *e = nz_xmalloc(sizeof(double) * (size_t)(g->ninv ? g->ninv : 1));
+  *runs = 1;
   for (int i = 0; i < g->ninv; i++) {
     e[i] = -1;
     for (int k = 0; k < S->n && e[i] < 0; k++)
-      if (!strcmp(S->name[k], g->inv[i].name)) e[i] = S->elems[k];
+      if (!strcmp(S->name[k], g->inv[i].name)) {
+        e[i] = S->elems[k];
+        if (S->launches[k] > *runs) *runs = S->launches[k];
+      }
   }
   return e;
 }
@@ -215,7 +225,8 @@ int drv_fuse(LcuProgram *p, DrvFuse *o, NzBuf *report) {
   for (int i = 0; i < rs->n && rc == NZ_EXIT_OK; i++) {
     FusLcuRegion *r = &rs->r[i];
     r->graph->strict_float = o->opt.strict_float;
-    double *elems = o->sizes_path ? sizes_for(&sizes, r->graph) : NULL;
+    double runs = 1;
+    double *elems = o->sizes_path ? sizes_for(&sizes, r->graph, &runs) : NULL;
     fus_graph_set_model(r->graph, &o->cost, elems);
     FusSchedule s;
     if (fus_schedule(r->graph, o->scheduler, &o->opt, &s) != 0) {
@@ -223,6 +234,7 @@ int drv_fuse(LcuProgram *p, DrvFuse *o, NzBuf *report) {
       rc = NZ_EXIT_USER;
       break;
     }
+    fus_graph_set_runs(r->graph, runs); /* after scheduling: it scales the sized objective only */
     FusCost before, after;
     fus_cost_before(r->graph, &before);
     fus_cost(r->graph, s.cl, &after);
@@ -235,6 +247,7 @@ int drv_fuse(LcuProgram *p, DrvFuse *o, NzBuf *report) {
                     i, r->func->name, o->scheduler, fus_status_name(s.status), before.kernels, after.kernels,
                     before.arrays, after.arrays, before.traversals, after.traversals, before.objective,
                     after.objective, s.solve_seconds);
+      if (runs > 1) nz_buf_printf(report, "//   runs %g (the profile's launches; sized objectives are per program run)\n", runs);
       if (!o->cost.unit) { /* the paper's objective of the same partition, for comparison */
         FusCost ub, ua;
         const FusCostModel *m = r->graph->model;

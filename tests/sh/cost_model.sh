@@ -8,6 +8,9 @@
 #    fused report grows with the run's size;
 #  - symbolic spaces (--show-spaces): n-body's pair sums over #bodies^2, constants at a
 #    constant size, quicksort's partition over its element count;
+#  - a region inside a recursion is weighed by how often it ran (the profile's
+#    launches): its sized objective is 8 times the one of a profile that says it ran
+#    once with the same elements per run;
 #  - the program still prints what `nessie run` prints when fused under the model;
 #  - bad cost files, a missing one, a non-profile as --sizes and ilp-cg under a sized
 #    model are refused with a message and exit 1 or 2, never a crash.
@@ -64,6 +67,25 @@ got=$(sed -n 's/^\/\/   space [^:]*: \(.*\)$/\1/p' "$tmp/sp" | sort -u | tr '\n'
 printf 'load "%s/experiments/programs/quicksort.nesl" $\nbench(1000) $\n' "$PWD" >"$tmp/qs.nesl"
 "$bin/nessie" emit "$tmp/qs.nesl" --stage=fused --scheduler=none --show-spaces >"$tmp/sp" 2>&1 || bad "quicksort --show-spaces failed"
 grep -Eq '^//   space qsort_l[0-9]+_k_[0-9]+: n_[0-9]+$' "$tmp/sp" || bad "quicksort's partition does not run over its element count"
+# Runs: step's body runs 8 times (the first step is inlined into the top level).
+cat >"$tmp/r.nesl" <<'EOF'
+function step(a, k) = if k == 0 then sum(a) else step({x * 0.5 + 1.0 : x in a}, k - 1) $
+step({float(i) : i in [0:5000]}, 9) $
+EOF
+(cd "$tmp" && NESSIE_PROFILE=rp.csv NESSIE_CACHE_DIR=$tmp/cache "$nessie" run r.nesl --target=c --scheduler=none >/dev/null 2>&1) ||
+  bad "recursive profile run failed"
+# The same profile, every kernel launched once with its elements per launch.
+awk -F, -v OFS=, 'NR > 1 && $7 > 1 { $8 = $8 / $7; $7 = 1 } { print }' "$tmp/rp.csv" >"$tmp/rp1.csv"
+stepobj() { sed -n 's/^\/\/ region [0-9]* in step_[0-9]*: .*kernels 2 -> .*objective \([0-9.e+-]*\) -> .*/\1/p' | head -1; }
+"$bin/nessie" emit "$tmp/r.nesl" --stage=fused --scheduler=ilp --cost="$tmp/f.cost" --sizes="$tmp/rp.csv" >"$tmp/r8" 2>&1 ||
+  bad "emit with the recursive profile failed"
+"$bin/nessie" emit "$tmp/r.nesl" --stage=fused --scheduler=ilp --cost="$tmp/f.cost" --sizes="$tmp/rp1.csv" >"$tmp/r1" 2>&1 ||
+  bad "emit with the flattened profile failed"
+grep -q '^//   runs 8 ' "$tmp/r8" || bad "the recursive region's report has no 'runs 8'"
+! grep -q '^//   runs' "$tmp/r1" || bad "a profile of single launches still reports runs"
+o8=$(stepobj <"$tmp/r8") o1=$(stepobj <"$tmp/r1")
+python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if b > 0 and abs(a / b - 8) < 1e-6 else 1)" "$o8" "$o1" 2>/dev/null ||
+  bad "the recursive region's objective ($o8) is not 8 times the single run's ($o1)"
 refused() { # WHAT EXPECTED-TEXT COMMAND...: exit 1 or 2 (not a crash) and the text on stderr
   local what=$1 want=$2
   shift 2
