@@ -6,7 +6,7 @@ For each program of experiments/programs at one size (programs.sh's size table):
   1. an unfused build runs once with the runtime profile: elements per kernel (--sizes);
   2. schedules: none, greedy-down, greedy-up, the ILP optimum under the unit model
      (ilp-cg, the experiments' exact scheduler), the ILP optimum under the sized model
-     (ilp-decomp --cost=FILE --sizes: ilp-cg takes only the unit model),
+     (ilp-cg --cost=FILE --sizes),
      and K random legal partitions (--scheduler=random --partition-seed=1..K);
   3. each schedule's objective under both models (nessie emit --stage=fused, summed over
      regions; --report-cost prices a unit-scheduled partition under the sized model);
@@ -168,7 +168,7 @@ def main():
                   ("greedy-down", ["--scheduler=greedy-down", "--report-cost=" + cost]),
                   ("greedy-up", ["--scheduler=greedy-up", "--report-cost=" + cost]),
                   ("ilp-unit", ["--scheduler=ilp-cg", "--report-cost=" + cost]),
-                  ("ilp-sized", ["--scheduler=ilp-decomp", "--cost=" + cost])]
+                  ("ilp-sized", ["--scheduler=ilp-cg", "--cost=" + cost])]
         scheds += [("random-%d" % k, ["--scheduler=random", "--partition-seed=%d" % k, "--report-cost=" + cost])
                    for k in range(1, o["random"] + 1)]
         for name, flags in scheds:

@@ -105,6 +105,15 @@ typedef struct {
   const char *apart;
   int *partner, *forder, nforced; /* fus_forced_partners, and the join order */
   FusWeights w;
+  /* Under a sized model (fusion.h's FusCostModel) the weights differ per
+   * invocation and per array: kw the kernel term of a cluster whose first
+   * member is j, aw and rw an array's materialisation and traversal, each
+   * rounded to whole nanoseconds, so that every objective is an integer, as
+   * the bounds and PRUNE_GAP assume. The schedule is then optimal for the
+   * rounded model, within half a nanosecond per term of the exact one. NULL
+   * under the unit model, whose weights are w's constants. kw_min: the least
+   * kernel term. */
+  double *kw, *aw, *rw, kw_min;
   uint64_t *anc; /* row j, bit m: m ⇝ j */
   int *comp, ncomp;
   /* Per component, for the cheap pricing rounds (cheap_round): columns the
@@ -168,6 +177,32 @@ typedef struct {
 #define BIT(B, i) (((B)[(i) >> 6] >> ((i)&63)) & 1)
 #define SETB(B, i) ((B)[(i) >> 6] |= (uint64_t)1 << ((i)&63))
 
+/* A term's weight with w's dual offsets (price subtracts the kernels,
+ * arrays and traversals rows' duals from w's constants): under the unit
+ * model the constants themselves, under a sized one C's per-invocation and
+ * per-array weights moved by the same offsets. */
+static inline double w_kernel(const CG *C, FusWeights w, int j) {
+  return C->kw ? C->kw[j] + (w.kernels - C->w.kernels) : w.kernels;
+}
+static inline double w_array(const CG *C, FusWeights w, int v) {
+  return C->kw ? C->aw[v] + (w.arrays - C->w.arrays) : w.arrays;
+}
+static inline double w_read(const CG *C, FusWeights w, int v) {
+  return C->kw ? C->rw[v] + (w.traversals - C->w.traversals) : w.traversals;
+}
+/* The least kernel term of a cluster drawn from `in` (W words), with w's
+ * offset: a bound on every extension's, whichever member comes first. */
+static double w_kernel_least(const CG *C, FusWeights w, const uint64_t *in) {
+  if (!C->kw) return w.kernels;
+  double m = INFINITY;
+  for (int x = 0; x < C->W; x++)
+    for (uint64_t b = in[x]; b; b &= b - 1) {
+      int j = x * 64 + __builtin_ctzll(b);
+      if (C->kw[j] < m) m = C->kw[j];
+    }
+  return (isfinite(m) ? m : 0) + (w.kernels - C->w.kernels);
+}
+
 static int out_of_time(CG *C) {
   if (C->deadline > 0 && nz_now() > C->deadline) C->timed_out = 1;
   if (C->work_limit > 0 && C->work_total > C->work_limit) C->timed_out = 1;
@@ -190,6 +225,7 @@ static double cluster_cost_terms(CG *C, const int *mem, int k, const uint64_t *i
                                  int *nreads) {
   const FusGraph *g = C->g;
   int arrays = 0, reads = 0;
+  double ca = 0, cr = 0; /* the arrays' and reads' weights */
   if (++C->gen == 0x7fffffff) {
     memset(C->stamp, 0, sizeof(int) * (size_t)(g->nvar ? g->nvar : 1));
     C->gen = 1;
@@ -202,6 +238,7 @@ static double cluster_cost_terms(CG *C, const int *mem, int k, const uint64_t *i
       int mat = x->live_out;
       for (int u = 0; u < x->nconsumers && !mat; u++) mat = !BIT(in, x->consumers[u]);
       arrays += mat;
+      if (mat) ca += w_array(C, w, I->defs[d]);
     }
     for (int u = 0; u < I->nuses; u++) {
       int v = I->uses[u].var;
@@ -209,10 +246,19 @@ static double cluster_cost_terms(CG *C, const int *mem, int k, const uint64_t *i
       if (!x->is_array || (x->producer >= 0 && BIT(in, x->producer)) || C->stamp[v] == C->gen) continue;
       C->stamp[v] = C->gen;
       reads++;
+      cr += w_read(C, w, v);
     }
   }
   if (narrays) *narrays = arrays, *nreads = reads;
-  return w.kernels + w.arrays * arrays + w.traversals * reads;
+  if (!C->kw) return w.kernels + w.arrays * arrays + w.traversals * reads;
+  /* The kernel term: the first member's when `in` is the cluster itself,
+   * else the least over `in` (a bound on every extension's). */
+  int size = 0, first = INT_MAX;
+  for (int x = 0; x < C->W; x++) size += __builtin_popcountll(in[x]);
+  for (int a = 0; a < k; a++)
+    if (mem[a] < first) first = mem[a];
+  double kt = size == k && k > 0 ? w_kernel(C, w, first) : w_kernel_least(C, w, in);
+  return kt + ca + cr;
 }
 
 static double cluster_cost(CG *C, const int *mem, int k, const uint64_t *in, FusWeights w) {
@@ -595,6 +641,14 @@ static double cut_bound(Pricer *P, const int *cand, int nc, double pis, double p
   flow_reset(F, nn + 2 * g->nvar + 2);
   const double INF = 1e30;
   double konst = P->w.kernels, gsum = 0;
+  if (C->kw) { /* the least kernel term over the members and the candidates */
+    uint64_t *all = P->reach + (size_t)(C->n + 2) * (size_t)C->W; /* scratch row */
+    memset(all, 0, sizeof(uint64_t) * (size_t)C->W);
+    for (int m = 0; m < P->nmem; m++) SETB(all, P->mem[m]);
+    for (int e = 0; e < nc; e++)
+      for (int f = C->astart[cand[e]]; f < C->astart[cand[e] + 1]; f++) SETB(all, C->amem[f]);
+    konst = w_kernel_least(C, P->w, all);
+  }
   for (int e = 0; e < nc; e++) {
     double gain = C->api[cand[e]] - member_penalty(P, cand[e]);
     for (int f = C->astart[cand[e]]; f < C->astart[cand[e] + 1]; f++) gain += C->bonus[C->amem[f]];
@@ -649,12 +703,13 @@ static double cut_bound(Pricer *P, const int *cand, int nc, double pis, double p
           if (pn != 1) {
             int forced = x->live_out;
             for (int k = 0; k < x->nconsumers && !forced; k++) forced = NODE(x->consumers[k]) == 1;
+            double wa = w_array(C, P->w, xv);
             if (forced) {
-              if (pn == 0) konst += P->w.arrays;
-              else flow_edge(F, pn, 1, P->w.arrays);
+              if (pn == 0) konst += wa;
+              else flow_edge(F, pn, 1, wa);
             } else {
               int a = nn++;
-              flow_edge(F, pn, a, P->w.arrays);
+              flow_edge(F, pn, a, wa);
               for (int k = 0; k < x->nconsumers; k++) flow_edge(F, a, NODE(x->consumers[k]), INF);
             }
           }
@@ -669,11 +724,12 @@ static double cut_bound(Pricer *P, const int *cand, int nc, double pis, double p
                 flow_edge(F, rn, b, INF);
               }
             }
+            double wr = w_read(C, P->w, xv);
             if (fixed) {
-              if (pn == 1) konst += P->w.traversals;
-              else flow_edge(F, 0, pn, P->w.traversals);
+              if (pn == 1) konst += wr;
+              else flow_edge(F, 0, pn, wr);
             } else if (b >= 0) {
-              flow_edge(F, b, pn, P->w.traversals);
+              flow_edge(F, b, pn, wr);
             }
           }
         }
@@ -855,14 +911,14 @@ static double gains(Pricer *P, const int *cand, int nc, const uint64_t *reach) {
         if (!x->is_array) continue;
         int mat = x->live_out;
         for (int u = 0; u < x->nconsumers && !mat; u++) mat = !BIT(reach, x->consumers[u]);
-        if (mat) gain -= P->w.arrays;
+        if (mat) gain -= w_array(C, P->w, I->defs[d]);
       }
       for (int u = 0; u < I->nuses; u++) {
         int xv = I->uses[u].var;
         const FusVar *x = &g->var[xv];
         if (!x->is_array || (x->producer >= 0 && BIT(reach, x->producer))) continue;
         if (C->stamp[xv] == sgen || P->ccount[xv] != 1) continue;
-        gain -= P->w.traversals;
+        gain -= w_read(C, P->w, xv);
       }
     }
     if (gain > 0 || (P->convex && mandatory(P, b))) total += gain; /* a mandatory one joins whatever its sign */
@@ -919,6 +975,9 @@ static int mat_in(const FusVar *x, const uint64_t *bits) {
  * step). */
 static double grown_cost(CG *C, const uint64_t *inbits, int sgen, int na, int nr, const int *mem, int k0, int k1,
                          const uint64_t *bits, FusWeights w, int *tstamp, int tgen) {
+  /* Under a sized model the terms' weights differ: the whole cost, afresh
+   * (price_greedy takes in's stamps again at its next step). */
+  if (C->kw) return cluster_cost(C, mem, k1, bits, w);
   const FusGraph *g = C->g;
   for (int q = k0; q < k1; q++) {
     const FusInv *I = &g->inv[mem[q]];
@@ -1075,7 +1134,7 @@ static int price(CG *C, FusWeights w, long limit, double tau, double *minrc, int
   P.desc = nz_xcalloc(words, sizeof(uint64_t));
   P.anc = nz_xcalloc(words, sizeof(uint64_t));
   P.in = nz_xcalloc(words, sizeof(uint64_t));
-  P.reach = nz_xcalloc(words + (size_t)W, sizeof(uint64_t)); /* and a scratch row */
+  P.reach = nz_xcalloc(words + 2 * (size_t)W, sizeof(uint64_t)); /* and two scratch rows */
   P.adesc = nz_xcalloc((size_t)C->natoms * (size_t)W + 1, sizeof(uint64_t));
   P.aanc = nz_xcalloc((size_t)C->natoms * (size_t)W + 1, sizeof(uint64_t));
   for (int a = 0; a < C->natoms; a++)
@@ -1448,8 +1507,9 @@ static int column_generation(CG *C, int after_rows, double *bound) {
     /* A partition that beats the incumbent has fewer than best / w.kernels
      * clusters (each costs at least a kernel); the bound is only ever
      * compared with the incumbent, so it may assume that. */
-    if (C->w.kernels > 0 && isfinite(C->best_obj)) {
-      double kb = floor((C->best_obj - PRUNE_GAP) / C->w.kernels);
+    double kleast = C->kw ? C->kw_min : C->w.kernels;
+    if (kleast > 0 && isfinite(C->best_obj)) {
+      double kb = floor((C->best_obj - PRUNE_GAP) / kleast);
       if (kb < kappa) kappa = kb;
     }
     double target = C->best_obj - PRUNE_GAP;
@@ -1502,10 +1562,27 @@ static int column_generation(CG *C, int after_rows, double *bound) {
 
 /* --------------------------------------------------------- solutions */
 
-static double part_obj(const CG *C, const int *cl) {
+static double part_obj(CG *C, const int *cl) {
   FusCost c;
-  fus_cost(C->g, cl, &c);
-  return c.objective;
+  if (!C->kw) {
+    fus_cost(C->g, cl, &c);
+    return c.objective;
+  }
+  /* The rounded sized model: the sum of the clusters' column costs. */
+  int n = C->n, *mem = nz_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
+  uint64_t *bits = nz_xmalloc(sizeof(uint64_t) * (size_t)C->W);
+  double o = 0;
+  for (int i = 0; i < n; i++) {
+    int first = 1, k = 0;
+    for (int j = 0; j < i && first; j++) first = cl[j] != cl[i];
+    if (!first) continue;
+    memset(bits, 0, sizeof(uint64_t) * (size_t)C->W);
+    for (int j = i; j < n; j++)
+      if (cl[j] == cl[i]) mem[k++] = j, SETB(bits, j);
+    o += cluster_cost(C, mem, k, bits, C->w);
+  }
+  free(mem), free(bits);
+  return o;
 }
 
 static void offer(CG *C, int *cl, int from_search) {
@@ -2208,13 +2285,6 @@ static int branch_pair(CG *C, int *bi, int *bj) {
 }
 
 int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
-  if (g->model && !g->model->unit) {
-    /* Its bounds and its branch on the array count rest on the unit model's
-     * lexicographic weights (fus_cg_array_branch). */
-    fprintf(stderr, "nessie: ilp-cg supports only the unit cost model (--cost=unit); with --cost=%s use "
-                    "--scheduler=ilp, ilp-lazy or ilp-decomp\n", g->model->origin ? g->model->origin : "FILE");
-    return -1;
-  }
   int n = g->ninv, W = g->words;
   double t0 = nz_now();
   CG C = {0};
@@ -2235,6 +2305,18 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
     if (getenv("NESSIE_CG_TRACE")) fprintf(stderr, "ilp-cg: %d forced pairs\n", np);
   }
   C.w = fus_cost_weights(g);
+  if (g->model && !g->model->unit) {
+    C.kw = nz_xmalloc(sizeof(double) * (size_t)(n ? n : 1));
+    C.aw = nz_xmalloc(sizeof(double) * (size_t)(g->nvar ? g->nvar : 1));
+    C.rw = nz_xmalloc(sizeof(double) * (size_t)(g->nvar ? g->nvar : 1));
+    C.kw_min = INFINITY;
+    for (int j = 0; j < n; j++) {
+      C.kw[j] = nearbyint(fus_w_kernel(&C.w, j));
+      if (C.kw[j] < C.kw_min) C.kw_min = C.kw[j];
+    }
+    if (!n) C.kw_min = 0;
+    for (int v = 0; v < g->nvar; v++) C.aw[v] = nearbyint(fus_w_array(&C.w, v)), C.rw[v] = nearbyint(fus_w_read(&C.w, v));
+  }
   C.anc = nz_xcalloc((size_t)n * (size_t)W + 1, sizeof(uint64_t));
   for (int i = 0; i < n; i++)
     for (int j = 0; j < n; j++)
@@ -2397,7 +2479,8 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
       ks += x, as += x * C.cols.v[c].arrays, ts += x * C.cols.v[c].reads;
     }
     int bi = -1, bj = -1, onk = fabs(ks - floor(ks + 0.5)) > 1e-6, thi = 0;
-    int ona = !onk && fus_cg_array_branch(C.w, bound, C.klo, C.best_obj, as, ts, &bi, &thi);
+    /* (The branch on arrays rests on the unit model's lexicographic weights.) */
+    int ona = !onk && !C.kw && fus_cg_array_branch(C.w, bound, C.klo, C.best_obj, as, ts, &bi, &thi);
     if (!onk && !ona && !branch_pair(&C, &bi, &bj)) nz_die("ilp-cg: a fractional solution without a fractional pair");
     if (ona) add_objective_rows(&C);
     C.kbranches += onk, C.abranches += ona;
@@ -2499,5 +2582,6 @@ int fus_sched_ilp_cg(const FusGraph *g, FusOptions *opt, FusSchedule *out) {
   free(C.stamp);
   free(C.hash);
   free(C.best);
+  free(C.kw), free(C.aw), free(C.rw);
   return rc;
 }
