@@ -24,8 +24,9 @@ Writes OUT/costmodel.csv (one row per schedule), OUT/costmodel-summary.txt and, 
 gnuplot is, OUT/costmodel-PROG.svg (objective against seconds, both models side by side).
 
   experiments/costmodel.py [--size=tiny|small|default] [--programs=a,b] [--random=K]
-                           [--runs=R] [--max-runs=M] [--settle=W] [--cost=FILE]
-                           [--out=DIR] [--bin=DIR]
+                           [--first-seed=S] [--runs=R] [--max-runs=M] [--settle=W]
+                           [--cost=FILE] [--out=DIR] [--bin=DIR]
+--random: K random legal partitions, --partition-seed=S..S+K-1 (--first-seed, default 1).
 --cost: a sized cost file; default: calibrate this machine first (nessie-bench --calibrate).
 """
 import csv, hashlib, os, re, resource, shutil, statistics, subprocess, sys
@@ -40,21 +41,21 @@ def die(msg):
 
 def opts():
     o = dict(size="small", programs=None, random=6, runs=3, cost=None, out="results", bin="bin",
-             max_runs=None, settle="0.3")
+             max_runs=None, settle="0.3", first_seed="1")
     for a in sys.argv[1:]:
         if a in ("-h", "--help"):
             print(__doc__)
             sys.exit(0)
-        m = re.match(r"--(size|programs|random|runs|max-runs|settle|cost|out|bin)=(.*)$", a)
+        m = re.match(r"--(size|programs|random|first-seed|runs|max-runs|settle|cost|out|bin)=(.*)$", a)
         if not m:
             die("unknown argument '%s' (--help)" % a)
         o[m.group(1).replace("-", "_")] = m.group(2)
     try:
-        o["random"], o["runs"] = int(o["random"]), int(o["runs"])
+        o["random"], o["runs"], o["first_seed"] = int(o["random"]), int(o["runs"]), int(o["first_seed"])
         o["max_runs"] = int(o["max_runs"]) if o["max_runs"] is not None else o["runs"]
         o["settle"] = float(o["settle"])
     except ValueError:
-        die("--random, --runs and --max-runs take integers, --settle a number")
+        die("--random, --first-seed, --runs and --max-runs take integers, --settle a number")
     if o["random"] < 0 or o["runs"] < 1 or o["max_runs"] < o["runs"] or not 0 < o["settle"] <= 2:
         die("--random >= 0, --runs >= 1, --max-runs >= --runs, 0 < --settle <= 2")
     return o
@@ -170,7 +171,7 @@ def main():
                   ("ilp-unit", ["--scheduler=ilp-cg", "--report-cost=" + cost]),
                   ("ilp-sized", ["--scheduler=ilp-cg", "--cost=" + cost])]
         scheds += [("random-%d" % k, ["--scheduler=random", "--partition-seed=%d" % k, "--report-cost=" + cost])
-                   for k in range(1, o["random"] + 1)]
+                   for k in range(o["first_seed"], o["first_seed"] + o["random"])]
         for name, flags in scheds:
             flags = flags + ["--sizes=" + prof]
             r = sh([nessie, "emit", src, "--stage=fused"] + flags, env=env)

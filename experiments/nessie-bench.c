@@ -563,7 +563,7 @@ static int bench_main(int argc, char **argv) {
   o.seed = 1;
   o.cost = fus_cost_unit;
   int calibrate = 0;
-  CalibrateOpts co = {.reps = 3, .default_size = 1000, .sizes = {1000, 10000, 100000, 1000000}, .nsizes = 4};
+  CalibrateOpts co = {.reps = 5, .default_size = 1000, .sizes = {1000, 10000, 100000, 1000000}, .nsizes = 4};
   char *sched_arg = NULL, *solver_arg = NULL;
   NZ_VEC(const char *) inputs = {0};
   const char **sv = NULL;
