@@ -20,7 +20,8 @@ For each program of experiments/programs at one size (programs.sh's size table):
   5. per program: Spearman's rho between objective and median seconds for each model,
       and whether each model's optimum is the fastest measured schedule or within the
      noise of it (its fastest run not slower than the fastest schedule's slowest run).
-Writes OUT/costmodel.csv (one row per schedule), OUT/costmodel-summary.txt and, where
+Writes OUT/machine.cost (the model used), OUT/costmodel.csv (one row per schedule),
+OUT/costmodel-summary.txt and, where
 gnuplot is, OUT/costmodel-PROG.svg (objective against seconds, both models side by side).
 
   experiments/costmodel.py [--size=tiny|small|default] [--programs=a,b] [--random=K]
@@ -148,6 +149,8 @@ def main():
             die("calibration failed: " + r.stderr)
         print(r.stderr.strip(), flush=True)
     cost = os.path.abspath(cost)
+    if os.path.abspath(os.path.join(o["out"], "machine.cost")) != cost:  # the results keep the model they used
+        shutil.copyfile(cost, os.path.join(o["out"], "machine.cost"))
     rows, binaries, want = [], {}, {}  # binaries: (prog, md5) -> path; want: the unfused output
     for p in progs:
         d = os.path.join(work, p)
