@@ -186,6 +186,14 @@ typedef struct {
 
 static Shape thunk_expr(Sh *s, const LcuExpr *e, Env *env);
 
+/* Binds name to v, innermost; pop by restoring env->n. */
+static void env_push(Env *env, const char *name, Shape v) {
+  env->name = nz_xrealloc(env->name, sizeof(char *) * (size_t)(env->n + 1));
+  env->shape = nz_xrealloc((void *)env->shape, sizeof(Shape) * (size_t)(env->n + 1));
+  env->name[env->n] = name;
+  ((Shape *)env->shape)[env->n++] = v;
+}
+
 static const Poly *scalar(Shape v) { return v.kind == 1 ? v.val : NULL; }
 
 static Shape mk_scalar(const Poly *p) {
@@ -237,11 +245,7 @@ static Shape thunk_expr(Sh *s, const LcuExpr *e, Env *env) {
     return none;
   case LE_LET: {
     if (e->nbinds != 1) return none;
-    Shape v = thunk_expr(s, e->args[0], env);
-    env->name = nz_xrealloc(env->name, sizeof(char *) * (size_t)(env->n + 1));
-    env->shape = nz_xrealloc((void *)env->shape, sizeof(Shape) * (size_t)(env->n + 1));
-    env->name[env->n] = e->binds[0].name;
-    ((Shape *)env->shape)[env->n++] = v;
+    env_push(env, e->binds[0].name, thunk_expr(s, e->args[0], env));
     Shape r = thunk_expr(s, e->args[1], env);
     env->n--;
     return r;
@@ -272,15 +276,25 @@ static Shape thunk_expr(Sh *s, const LcuExpr *e, Env *env) {
   }
 }
 
+/* Component b of a tuple-valued thunk body: the tuple's b-th expression
+ * under the lets before it. */
+static Shape thunk_component(Sh *s, const LcuExpr *e, int b, Env *env) {
+  Shape none = {0};
+  if (e->kind == LE_LET && e->nbinds == 1) {
+    int n = env->n;
+    env_push(env, e->binds[0].name, thunk_expr(s, e->args[0], env));
+    Shape r = thunk_component(s, e->args[1], b, env);
+    env->n = n;
+    return r;
+  }
+  return e->kind == LE_TUPLE && b < e->nargs ? thunk_expr(s, e->args[b], env) : none;
+}
+
 /* Binds a kernel's parameters to the shapes of a run's arguments. */
 static void bind_params(Sh *s, const LcuKernel *k, const LcuExpr *run, Env *env) {
-  for (int a = 0; a < k->nparams && a < run->nargs; a++) {
-    env->name = nz_xrealloc(env->name, sizeof(char *) * (size_t)(env->n + 1));
-    env->shape = nz_xrealloc((void *)env->shape, sizeof(Shape) * (size_t)(env->n + 1));
-    env->name[env->n] = k->params[a].name;
-    ((Shape *)env->shape)[env->n++] =
-        run->args[a]->kind == LE_VAR ? shape_of(s, run->args[a]->name, run->args[a]->ty) : (Shape){0};
-  }
+  for (int a = 0; a < k->nparams && a < run->nargs; a++)
+    env_push(env, k->params[a].name,
+             run->args[a]->kind == LE_VAR ? shape_of(s, run->args[a]->name, run->args[a]->ty) : (Shape){0});
 }
 
 static const Poly *size_of(Sh *s, const LcuSize *z, Env *env, int seg) {
@@ -334,33 +348,11 @@ static Shape run_result(Sh *s, const char *name, const LcuExpr *run, int comp) {
       Shape elem = {0}; /* the component's value in the (tuple) thunk body */
       if (so->thunks[0] && (so->kind == LS_MAP || so->kind == LS_ONCE || so->kind == LS_REDUCE)) {
         const LcuThunk *t = so->thunks[0];
-        Env te = env;
-        te.name = nz_xmalloc(sizeof(char *) * (size_t)(env.n + 1));
-        te.shape = nz_xmalloc(sizeof(Shape) * (size_t)(env.n + 1));
-        if (env.n) { /* a kernel without parameters has no names to copy (NULL) */
-          memcpy(te.name, env.name, sizeof(char *) * (size_t)env.n);
-          memcpy((void *)te.shape, env.shape, sizeof(Shape) * (size_t)env.n);
-        }
-        if (t->nparams == 1) te.name[te.n] = t->params[0].name, ((Shape *)te.shape)[te.n++] = mk_scalar(psym(s, INDEX));
-        const LcuExpr *e = t->body;
-        /* the tuple's component b, under the lets */
-        const LcuExpr *tail = e;
-        while (tail->kind == LE_LET) tail = tail->args[1];
-        if (tail->kind == LE_TUPLE && so->nbinds > 1) {
-          /* evaluate the lets then the component: rebuild as a walk */
-          const LcuExpr *x = e;
-          while (x->kind == LE_LET && x->nbinds == 1) {
-            Shape bv = thunk_expr(s, x->args[0], &te);
-            te.name = nz_xrealloc(te.name, sizeof(char *) * (size_t)(te.n + 1));
-            te.shape = nz_xrealloc((void *)te.shape, sizeof(Shape) * (size_t)(te.n + 1));
-            te.name[te.n] = x->binds[0].name, ((Shape *)te.shape)[te.n++] = bv;
-            x = x->args[1];
-          }
-          if (x->kind == LE_TUPLE && b < x->nargs) elem = thunk_expr(s, x->args[b], &te);
-        } else if (so->nbinds == 1) {
-          elem = thunk_expr(s, e, &te);
-        }
-        free(te.name), free((void *)te.shape);
+        int n = env.n; /* the thunk's names go on top of the kernel's, popped after */
+        if (t->nparams == 1) env_push(&env, t->params[0].name, mk_scalar(psym(s, INDEX)));
+        if (so->nbinds > 1) elem = thunk_component(s, t->body, b, &env);
+        else elem = thunk_expr(s, t->body, &env);
+        env.n = n;
         if (elem.kind == 1 && has_index(elem.val)) elem.kind = 0, elem.val = NULL;
       }
       switch (so->kind) {
