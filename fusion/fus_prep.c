@@ -589,6 +589,18 @@ static LcuKernel *single_soac_kernel(Prep *pp, const char *base, LcuSoacKind kin
   return k;
 }
 
+/* The n results of single-SOAC kernel k: its SOAC q binds fresh names after
+ * s's, of types tys[b] (NULL: s's own), and k returns them. */
+static void soac_results(Prep *pp, LcuKernel *k, LcuSoac *q, const LcuSoac *s, const LcuType **tys, int n) {
+  q->binds = lcu_binders(pp->p, n);
+  k->nrets = n;
+  k->rets = lcu_binders(pp->p, n);
+  for (int b = 0; b < n; b++) {
+    q->binds[b] = lcu_binder(fus_fresh(pp->names, s->binds[b].name), tys ? tys[b] : s->binds[b].ty, s->loc);
+    k->rets[b] = lcu_binder(q->binds[b].name, NULL, s->loc);
+  }
+}
+
 /* let rs = run K(args) in body  ==>
  *   let ps = run K_seg(args, D) in let rs = run K_all(ps) in body */
 static void split_flat_reduce(Prep *pp, LcuExpr *let, const char *d) {
@@ -611,19 +623,13 @@ static void split_flat_reduce(Prep *pp, LcuExpr *let, const char *d) {
   ss->kind = LS_SEGREDUCE;
   ss->thunks[0] = lcu_thunk_copy(p, s->thunks[0]);
   ss->size = (LcuSize){LZ_VAR, s->size.loc, 0, dp, -1};
-  ss->binds = lcu_binders(p, n);
-  ks->nrets = n;
-  ks->rets = lcu_binders(p, n);
   LcuExpr **sargs = lcu_exprs(p, run->nargs + 1);
   memcpy(sargs, run->args, sizeof(LcuExpr *) * (size_t)run->nargs);
   sargs[run->nargs] = lcu_var(p, d, run->loc);
   LcuBinder *ps = lcu_binders(p, n);
-  for (int b = 0; b < n; b++) {
-    arr[b] = lcu_type_array(s->binds[b].ty->kind);
-    ss->binds[b] = lcu_binder(fus_fresh(pp->names, s->binds[b].name), arr[b], s->loc);
-    ks->rets[b] = lcu_binder(ss->binds[b].name, NULL, s->loc);
-    ps[b] = lcu_binder(fus_fresh(pp->names, let->binds[b].name), NULL, loc);
-  }
+  for (int b = 0; b < n; b++) arr[b] = lcu_type_array(s->binds[b].ty->kind);
+  soac_results(pp, ks, ss, s, arr, n);
+  for (int b = 0; b < n; b++) ps[b] = lcu_binder(fus_fresh(pp->names, let->binds[b].name), NULL, loc);
   ks->ret = lcu_type_tuple(n, arr);
   /* K_all: the REDUCE of the per-segment values */
   LcuSoac *sa;
@@ -643,13 +649,7 @@ static void split_flat_reduce(Prep *pp, LcuExpr *let, const char *d) {
   sa->thunks[0] = lcu_thunk_new(p, 1, ip, n == 1 ? reads[0] : lcu_tuple(p, n, reads, loc), 0, NULL, loc);
   fus_recapture(p, sa->thunks[0]);
   sa->size = (LcuSize){LZ_LEN, s->size.loc, 0, ka->params[0].name, -1};
-  sa->binds = lcu_binders(p, n);
-  ka->nrets = n;
-  ka->rets = lcu_binders(p, n);
-  for (int b = 0; b < n; b++) {
-    sa->binds[b] = lcu_binder(fus_fresh(pp->names, s->binds[b].name), s->binds[b].ty, s->loc);
-    ka->rets[b] = lcu_binder(sa->binds[b].name, NULL, s->loc);
-  }
+  soac_results(pp, ka, sa, s, NULL, n);
   ka->ret = k->ret;
   LcuExpr *all = lcu_let(p, let->nbinds, let->binds, lcu_run(p, ka->name, n, aargs, run->loc), let->args[1], loc);
   let->nbinds = n;
