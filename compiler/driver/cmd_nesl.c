@@ -358,6 +358,10 @@ static LcuProgram *join_forms(Job *j, const char *mode) {
   if (lcu_check(all) != 0) {
     nz_error("the joined λcu program fails the checker (a bug)");
     j->rc = NZ_EXIT_INTERNAL;
+  } else if (lcu_dedupe_functions(all) > 0 && lcu_check(all) != 0) {
+    /* the forms' copies of one function become one (issue 39) */
+    nz_error("the joined λcu program fails the checker after merging duplicate functions (a bug)");
+    j->rc = NZ_EXIT_INTERNAL;
   }
   return all;
 }

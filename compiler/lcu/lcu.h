@@ -282,6 +282,12 @@ LcuProgram *lcu_parse(const NzSource *src);
  * Annotates the program in place (ty, opty, slot, target, nslots). Returns
  * the number of errors (each printed with its location). Idempotent: passes
  * that rewrite the IR call it again. */
+/* lcu_dedupe.c: merges CPU functions that are the same code (equal checked
+ * bodies, callees that are the same code), keeping each class's first, and
+ * drops the kernels only the others ran. The program must have been checked
+ * (it compares frame slots); it stays checked. Returns how many functions
+ * were dropped. */
+int lcu_dedupe_functions(LcuProgram *p);
 int lcu_check(LcuProgram *p);
 
 /* How a PERMUTE into (a checked one) may settle several writes to one position;
