@@ -30,8 +30,25 @@ typedef struct {
   int idx;
 } PtrIdx;
 
+/* A key: raw bytes (compared with memcmp; printing them cost a third of a
+ * front end's time on large programs). */
 typedef struct {
-  NzBuf b;
+  char *s;
+  size_t len, cap;
+} Key;
+
+static void put(Key *b, const void *x, size_t n) {
+  if (b->len + n > b->cap) {
+    b->cap = b->cap ? 2 * b->cap : 256;
+    while (b->len + n > b->cap) b->cap *= 2;
+    b->s = nz_xrealloc(b->s, b->cap);
+  }
+  memcpy(b->s + b->len, x, n);
+  b->len += n;
+}
+
+typedef struct {
+  Key b;
   PtrIdx *kmap, *fmap; /* sorted by ptr */
   int nk, nf;
   const int *kcls, *fcls;
@@ -48,13 +65,24 @@ static int lookup(const PtrIdx *m, int n, const void *p) {
   return r ? r->idx : -1;
 }
 
-static void put_int(NzBuf *b, long v) { nz_buf_printf(b, "%ld,", v); }
-static void put_loc(NzBuf *b, NzLoc l) { nz_buf_printf(b, "@%p:%d:%d,", (const void *)l.src, l.line, l.col); }
-static void put_ty(NzBuf *b, const LcuType *t) {
-  if (t) lcu_type_print(b, t);
-  nz_buf_printf(b, ";");
+static void put_int(Key *b, long v) { put(b, &v, sizeof v); }
+static void put_loc(Key *b, NzLoc l) {
+  put(b, &l.src, sizeof l.src);
+  put_int(b, l.line);
+  put_int(b, l.col);
 }
-static void put_binders(NzBuf *b, int n, const LcuBinder *x) {
+/* A type by its structure (not every type is interned). */
+static void put_ty(Key *b, const LcuType *t) {
+  if (!t) {
+    put_int(b, -1);
+    return;
+  }
+  put_int(b, t->kind);
+  put_int(b, t->elem);
+  put_int(b, t->n);
+  for (int i = 0; i < t->n && t->kind == LT_TUPLE; i++) put_ty(b, t->elems[i]);
+}
+static void put_binders(Key *b, int n, const LcuBinder *x) {
   put_int(b, n);
   for (int i = 0; i < n; i++) {
     put_int(b, x[i].slot);
@@ -62,21 +90,21 @@ static void put_binders(NzBuf *b, int n, const LcuBinder *x) {
     put_loc(b, x[i].loc);
   }
 }
-static void put_size(NzBuf *b, const LcuSize *z) {
+static void put_size(Key *b, const LcuSize *z) {
   put_int(b, z->kind);
   put_int(b, z->lit);
   put_int(b, z->slot);
 }
 
 static void put_expr(Dd *d, const LcuExpr *e) {
-  NzBuf *b = &d->b;
-  nz_buf_printf(b, "(%d:", (int)e->kind);
+  Key *b = &d->b;
+  put_int(b, e->kind);
   put_loc(b, e->loc);
   put_ty(b, e->ty);
   put_ty(b, e->opty);
   switch (e->kind) {
   case LE_INT: put_int(b, e->lit.i); break;
-  case LE_FLOAT: nz_buf_printf(b, "%a,", e->lit.f); break;
+  case LE_FLOAT: put(b, &e->lit.f, sizeof e->lit.f); break;
   case LE_BOOL: put_int(b, e->lit.b); break;
   case LE_CHAR: put_int(b, e->lit.c); break;
   case LE_VAR:
@@ -86,12 +114,12 @@ static void put_expr(Dd *d, const LcuExpr *e) {
   case LE_PRIM: put_int(b, (long)e->prim); break;
   case LE_CALL: {
     int f = lookup(d->fmap, d->nf, e->target);
-    nz_buf_printf(b, "f%d,", f < 0 ? -1 : d->fcls[f]);
+    put_int(b, f < 0 ? -1 : d->fcls[f]);
     break;
   }
   case LE_RUN: {
     int k = lookup(d->kmap, d->nk, e->target);
-    nz_buf_printf(b, "k%d,", k < 0 ? -1 : d->kcls[k]);
+    put_int(b, k < 0 ? -1 : d->kcls[k]);
     break;
   }
   default: break;
@@ -99,12 +127,11 @@ static void put_expr(Dd *d, const LcuExpr *e) {
   put_binders(b, e->nbinds, e->binds);
   put_int(b, e->nargs);
   for (int i = 0; i < e->nargs; i++) put_expr(d, e->args[i]);
-  nz_buf_printf(b, ")");
 }
 
 static void put_thunk(Dd *d, const LcuThunk *t) {
   if (!t) {
-    nz_buf_printf(&d->b, "-");
+    put_int(&d->b, -1);
     return;
   }
   put_loc(&d->b, t->loc);
@@ -115,7 +142,7 @@ static void put_thunk(Dd *d, const LcuThunk *t) {
 }
 
 static void put_kernel(Dd *d, const LcuKernel *k) {
-  NzBuf *b = &d->b;
+  Key *b = &d->b;
   put_loc(b, k->loc);
   put_binders(b, k->nparams, k->params);
   put_ty(b, k->ret);
@@ -148,34 +175,39 @@ static void put_func(Dd *d, const LcuFunc *f) {
 /* Classes from keys: cls[i] = the class of (old[i], key[i]); returns how many. */
 typedef struct {
   int old;
-  const char *key;
+  const Key *key;
   int idx;
 } Keyed;
+
+static int keycmp(const Key *a, const Key *b) {
+  if (a->len != b->len) return a->len < b->len ? -1 : 1;
+  return a->len ? memcmp(a->s, b->s, a->len) : 0;
+}
 
 static int by_key(const void *x, const void *y) {
   const Keyed *a = x, *b = y;
   if (a->old != b->old) return a->old < b->old ? -1 : 1;
-  int c = strcmp(a->key, b->key);
+  int c = keycmp(a->key, b->key);
   return c ? c : a->idx - b->idx;
 }
 
-static int classify(int n, const int *old, char **key, int *cls) {
+static int classify(int n, const int *old, const Key *key, int *cls) {
   Keyed *v = nz_xmalloc(sizeof(Keyed) * (size_t)(n ? n : 1));
-  for (int i = 0; i < n; i++) v[i] = (Keyed){old ? old[i] : 0, key[i], i};
+  for (int i = 0; i < n; i++) v[i] = (Keyed){old ? old[i] : 0, &key[i], i};
   qsort(v, (size_t)n, sizeof *v, by_key);
   int nc = 0;
   for (int i = 0; i < n; i++) {
-    if (i > 0 && (v[i].old != v[i - 1].old || strcmp(v[i].key, v[i - 1].key))) nc++;
+    if (i > 0 && (v[i].old != v[i - 1].old || keycmp(v[i].key, v[i - 1].key))) nc++;
     cls[v[i].idx] = nc;
   }
   free(v);
   return n ? nc + 1 : 0;
 }
 
-static char *take(NzBuf *b) {
-  char *s = b->s ? b->s : nz_xstrdup("");
-  *b = (NzBuf){0};
-  return s;
+static Key take(Key *b) {
+  Key k = *b;
+  *b = (Key){0};
+  return k;
 }
 
 static void redirect(LcuExpr *e, const PtrIdx *fmap, int nf, const int *rep, LcuFunc **funcs) {
@@ -206,14 +238,14 @@ int lcu_dedupe_functions(LcuProgram *p) {
   qsort(d.kmap, (size_t)nk, sizeof(PtrIdx), by_ptr);
   qsort(d.fmap, (size_t)nf, sizeof(PtrIdx), by_ptr);
   /* Kernels: one round (they call nothing). */
-  char **key = nz_xmalloc(sizeof(char *) * (size_t)(nk > nf ? nk : nf));
+  Key *key = nz_xmalloc(sizeof(Key) * (size_t)(nk > nf ? nk : nf));
   int *kcls = nz_xmalloc(sizeof(int) * (size_t)(nk ? nk : 1));
   for (int k = 0; k < nk; k++) {
     put_kernel(&d, p->kernels[k]);
     key[k] = take(&d.b);
   }
   classify(nk, NULL, key, kcls);
-  for (int k = 0; k < nk; k++) free(key[k]);
+  for (int k = 0; k < nk; k++) free(key[k].s);
   d.kcls = kcls;
   /* Functions: refine from one class until stable. main is its own class
    * (the runtime calls it by name). */
@@ -227,7 +259,7 @@ int lcu_dedupe_functions(LcuProgram *p) {
       key[f] = take(&d.b);
     }
     int n2 = classify(nf, cls, key, next);
-    for (int f = 0; f < nf; f++) free(key[f]);
+    for (int f = 0; f < nf; f++) free(key[f].s);
     memcpy(cls, next, sizeof(int) * (size_t)nf);
     if (n2 == ncls) break;
     ncls = n2;
@@ -262,6 +294,6 @@ int lcu_dedupe_functions(LcuProgram *p) {
   }
   free(rep), free(first), free(cls), free(next), free(key), free(kcls);
   free(d.kmap), free(d.fmap);
-  nz_buf_free(&d.b);
+  free(d.b.s);
   return dropped;
 }
