@@ -30,6 +30,7 @@ typedef struct {
    * each form's output in order; a function definition's line is a form without program
    * (forms.v[k] NULL). shows.v[k]: the text operand of form k's show. */
   bool show;
+  bool check; /* --check: also monomorphise the checked forms and run mono_check */
   NZ_VEC(char *) shows;
   bool defer;  /* run --target=c: a front-end error is reported after the earlier forms ran */
   int (*use)(LcuProgram *p, void *ctx); /* what the compiled path does with the program */
@@ -414,6 +415,28 @@ static int emit_mono(Job *j) {
   return rc;
 }
 
+/* --check: the checked forms monomorphised and checked by mono_check (the
+ * flattener does not read mono's output yet, so this is the only place the
+ * pass runs outside emit --stage=mono); λcu's checker runs after every stage
+ * whether or not --check is given. One line on stderr says what ran. */
+static int check_mono(Job *j) {
+  MonoProgram *mp = mono_program(j->env, j->mono_decls.v, j->mono_decls.n);
+  if (!mp) return NZ_EXIT_INTERNAL;
+  NzBuf err = {0};
+  int rc = NZ_EXIT_OK;
+  if (mono_check(mp, &err)) {
+    fputs(err.s, stderr);
+    nz_error("--check: the monomorphised program fails mono_check (a bug)");
+    rc = NZ_EXIT_INTERNAL;
+  } else {
+    fprintf(stderr, "nessie: --check: mono_check passed on %d instances from %d checked forms\n", (int)mp->insts.n,
+            j->mono_decls.n);
+  }
+  nz_buf_free(&err);
+  mono_free(mp);
+  return rc;
+}
+
 /* Messages held back in a file while fd 2 points at it: the real stderr (err) and the
  * file. Two are live at most: run --target=c's front-end errors (job_main), inside
  * them a silenced evaluation's. */
@@ -695,6 +718,7 @@ static int process_source(Job *j, NzSource *src) {
       ok = 0;
       break;
     }
+    if (j->check && !(j->emit && !strcmp(j->stage, "mono"))) nz_vec_push(j->mono_decls, d);
     if (j->show) {
       ok = compile_decl(j, d, i < neval);
       if (!ok && j->keep_going && !j->rc) {
@@ -826,6 +850,7 @@ static int job_main(void *arg) {
   } else if (ok && j->emit && strcmp(j->stage, "ast") && (j->forms.n || j->show)) {
     emit_program(j);
   }
+  if (ok && !j->rc && j->check && !(j->emit && !strcmp(j->stage, "mono"))) j->rc = check_mono(j);
   nz_vec_free(j->mono_decls);
   if (held) {
     if (urc == 0) { /* what `nessie run` reports after the forms before the error */
@@ -933,7 +958,10 @@ int drv_cmd_nesl(int argc, char **argv) {
         continue;
       }
     }
-    if (!strcmp(a, "--check") && (j.run || j.emit)) continue; /* λcu is always checked */
+    if (!strcmp(a, "--check") && (j.run || j.emit)) {
+      j.check = true;
+      continue;
+    }
     if (!strcmp(a, "--show") && j.emit) {
       j.show = true;
       continue;
