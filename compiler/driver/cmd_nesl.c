@@ -418,7 +418,8 @@ static int emit_mono(Job *j) {
 /* --check: the checked forms monomorphised and checked by mono_check (the
  * flattener does not read mono's output yet, so this is the only place the
  * pass runs outside emit --stage=mono); λcu's checker runs after every stage
- * whether or not --check is given. One line on stderr says what ran. */
+ * whether or not --check is given. With NESSIE_CHECK_TRACE set, one line on
+ * stderr says what ran. */
 static int check_mono(Job *j) {
   MonoProgram *mp = mono_program(j->env, j->mono_decls.v, j->mono_decls.n);
   if (!mp) return NZ_EXIT_INTERNAL;
@@ -428,7 +429,7 @@ static int check_mono(Job *j) {
     fputs(err.s, stderr);
     nz_error("--check: the monomorphised program fails mono_check (a bug)");
     rc = NZ_EXIT_INTERNAL;
-  } else {
+  } else if (getenv("NESSIE_CHECK_TRACE")) { /* silent otherwise: outputs stay as they were */
     fprintf(stderr, "nessie: --check: mono_check passed on %d instances from %d checked forms\n", (int)mp->insts.n,
             j->mono_decls.n);
   }
