@@ -103,48 +103,68 @@ run_unit() { # bindir
   done
 }
 
-# Scripts run TEST_JOBS at a time (default 2: the scripts are mostly serial),
-# each under a generous hang guard (TEST_HANG seconds, default 1800: a guard
-# against a hung process, not a speed requirement); results are reported in
-# file order, and the slowest scripts are listed at the end (information only).
-run_scripts() { # bindir
-  local jobs=${TEST_JOBS:-2} hang=${TEST_HANG:-1800} i=0 scripts=()
+# Scripts: every selected script of every BINDIR is one task, and TEST_JOBS
+# tasks run at a time (default 2: the scripts are mostly serial), each under a
+# generous hang guard (TEST_HANG seconds, default 1800: a guard against a hung
+# process, not a speed requirement). The pool starts before the unit and golden
+# suites, which run beside it, and takes the tasks longest first by
+# tests/sh/durations.txt (seconds measured on this machine; a script it does not
+# list counts 30 s): an order only, so that no slot idles at the end and the
+# sanitizer build's scripts do not wait for the plain build's last one. Results
+# are reported in file order, per BINDIR, and the slowest scripts are listed at
+# the end (information only).
+tasks_bin=() tasks_script=()
+for bindir in "$@"; do
+  [ -x "$bindir/nessie" ] || continue
   for s in tests/sh/*.sh; do
     [ -e "$s" ] || continue
     selected "$s" || continue
-    scripts+=("$s")
+    tasks_bin+=("$bindir") tasks_script+=("$s")
   done
-  for s in "${scripts[@]}"; do
+done
+
+run_pool() {
+  local jobs=${TEST_JOBS:-2} hang=${TEST_HANG:-1800} k order
+  order=$(for k in "${!tasks_script[@]}"; do
+    local est
+    est=$(awk -v n="$(basename "${tasks_script[$k]}")" '$2 == n { print $1; exit }' tests/sh/durations.txt 2>/dev/null)
+    echo "${est:-30} $k"
+  done | sort -k1,1nr -k2,2n | awk '{ print $2 }')
+  for k in $order; do
     while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n 2>/dev/null || true; done
     (
       t0=$(date +%s)
-      NESSIE_BIN=$1 timeout "$hang" bash "$s" >"$tmp/s.$i" 2>&1
-      echo "$? $(($(date +%s) - t0))" >"$tmp/st.$i"
+      NESSIE_BIN=${tasks_bin[$k]} timeout "$hang" bash "${tasks_script[$k]}" >"$tmp/s.$k" 2>&1
+      echo "$? $(($(date +%s) - t0))" >"$tmp/st.$k"
     ) &
-    i=$((i + 1))
   done
   wait
-  i=0
-  for s in "${scripts[@]}"; do
-    local st secs
-    read -r st secs <"$tmp/st.$i" || { st=1 secs=0; }
+}
+
+report_scripts() { # bindir
+  local k st secs
+  for k in "${!tasks_script[@]}"; do
+    [ "${tasks_bin[$k]}" = "$1" ] || continue
+    local s=${tasks_script[$k]}
+    read -r st secs <"$tmp/st.$k" || { st=1 secs=0; }
     echo "$secs [$1] $s" >>"$tmp/times"
     if [ "$st" = 0 ]; then
       result OK "[$1] $s"
     elif [ "$st" = 77 ]; then # skipped: not counted as passed
       skip=$((skip + 1))
-      skipped+=("[$1] $s: $(tail -n 1 "$tmp/s.$i")")
+      skipped+=("[$1] $s: $(tail -n 1 "$tmp/s.$k")")
     elif [ "$st" = 124 ]; then
       echo "hung: still running after $hang s (TEST_HANG)" >"$tmp/d"
-      tail -n 20 "$tmp/s.$i" >>"$tmp/d"
+      tail -n 20 "$tmp/s.$k" >>"$tmp/d"
       result FAIL "[$1] $s" "$tmp/d"
     else
-      result FAIL "[$1] $s" "$tmp/s.$i"
+      result FAIL "[$1] $s" "$tmp/s.$k"
     fi
-    i=$((i + 1))
   done
 }
 
+run_pool &
+pool=$!
 for bindir in "$@"; do
   if [ ! -x "$bindir/nessie" ]; then
     echo "no $bindir/nessie: build first (make all, make SAN=1 all)" >"$tmp/d"
@@ -157,7 +177,11 @@ for bindir in "$@"; do
     # shellcheck disable=SC2086
     run_golden "$bindir" $s
   done
-  run_scripts "$bindir"
+done
+wait "$pool"
+hang=${TEST_HANG:-1800}
+for bindir in "$@"; do
+  [ -x "$bindir/nessie" ] && report_scripts "$bindir"
 done
 
 if [ $fail -gt 0 ]; then
