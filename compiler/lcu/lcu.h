@@ -224,6 +224,10 @@ typedef struct {
   LcuKernel **kernels;
   int nfuncs;
   LcuFunc **funcs;
+  /* lcu_find_kernel's index (a cache, private to lcu_build.c): open addressing
+   * on the interned name, kix[h] = kernel index + 1 (0 empty), over the first
+   * kix_n kernels. */
+  int *kix, kix_cap, kix_n;
 } LcuProgram;
 
 /* ----------------------------------------------------------- lcu_build.c */

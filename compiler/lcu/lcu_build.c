@@ -2,6 +2,8 @@
  * lowering, fusion, generators) builds through these. */
 #include "lcu.h"
 
+#include <stdint.h>
+
 LcuProgram *lcu_program_new(const NzSource *src) {
   NzArena *a = nz_arena_new();
   LcuProgram *p = NZ_NEW(a, LcuProgram);
@@ -14,6 +16,7 @@ void lcu_program_free(LcuProgram *p) {
   if (!p) return;
   free(p->kernels);
   free(p->funcs);
+  free(p->kix);
   nz_arena_free(p->arena);
 }
 
@@ -187,10 +190,51 @@ LcuSoac *lcu_kernel_add_soac(LcuProgram *p, LcuKernel *k, LcuSoacKind kind, NzLo
   return n;
 }
 
-LcuKernel *lcu_find_kernel(const LcuProgram *p, const char *name) {
+/* The index behind lcu_find_kernel: a linear search per lookup made fusion's
+ * preparation quadratic (a third of barnes_hut's compile time). Kernels are
+ * appended (the index takes the new ones), removed or renamed (a lookup that
+ * misses or finds another name falls back to the linear search, and a hit
+ * there rebuilds the index), so the index is only ever a hint. */
+static unsigned kix_hash(const char *name, int cap) {
+  uintptr_t x = (uintptr_t)name;
+  x ^= x >> 17, x *= 0x9E3779B97F4A7C15ull, x ^= x >> 29;
+  return (unsigned)x & (unsigned)(cap - 1);
+}
+
+static void kix_insert(LcuProgram *p, int i) {
+  unsigned h = kix_hash(p->kernels[i]->name, p->kix_cap);
+  while (p->kix[h]) h = (h + 1) & (unsigned)(p->kix_cap - 1);
+  p->kix[h] = i + 1;
+}
+
+static void kix_sync(LcuProgram *p, int rebuild) {
+  if (!rebuild && p->kix && p->kix_n <= p->nkernels && 2 * p->nkernels <= p->kix_cap) {
+    for (int i = p->kix_n; i < p->nkernels; i++) kix_insert(p, i);
+    p->kix_n = p->nkernels;
+    return;
+  }
+  int cap = 64;
+  while (cap < 2 * p->nkernels + 2) cap *= 2;
+  free(p->kix);
+  p->kix = nz_xcalloc((size_t)cap, sizeof(int));
+  p->kix_cap = cap;
+  for (int i = 0; i < p->nkernels; i++) kix_insert(p, i);
+  p->kix_n = p->nkernels;
+}
+
+LcuKernel *lcu_find_kernel(const LcuProgram *cp, const char *name) {
+  LcuProgram *p = (LcuProgram *)cp; /* the index is a cache */
   name = nz_intern_cstr(name);
+  if (p->kix_n != p->nkernels || !p->kix) kix_sync(p, p->kix_n > p->nkernels);
+  for (unsigned h = kix_hash(name, p->kix_cap); p->kix[h]; h = (h + 1) & (unsigned)(p->kix_cap - 1)) {
+    int i = p->kix[h] - 1;
+    if (i < p->nkernels && p->kernels[i]->name == name) return p->kernels[i];
+  }
   for (int i = 0; i < p->nkernels; i++)
-    if (p->kernels[i]->name == name) return p->kernels[i];
+    if (p->kernels[i]->name == name) {
+      kix_sync(p, 1);
+      return p->kernels[i];
+    }
   return NULL;
 }
 

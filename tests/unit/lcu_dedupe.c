@@ -5,7 +5,8 @@
  * differs. The copies are written on different lines, so the test sets every
  * location to one (as copies of one NESL function have the same ones) before
  * merging; a second round keeps the locations and must merge nothing. main's
- * result must not change, and the program must check after. */
+ * result must not change, and the program must check after. Last,
+ * lcu_find_kernel's index must follow the dropped and a renamed kernel. */
 #include "lcu.h"
 #include "unit.h"
 
@@ -108,6 +109,14 @@ int main(void) {
   ok = ok && run(p, after, sizeof after) == 0;
   if (strcmp(before, after)) printf("# before %s, after %s\n", before, after);
   CHECK("main's result is unchanged", ok && !strcmp(before, after) && before[0]);
+  /* lcu_find_kernel's index (lcu_build.c) after kernels were dropped and one
+   * is renamed: it must not answer from a stale entry. */
+  int found = ok && lcu_find_kernel(p, "k4") && lcu_find_kernel(p, "k1") && !lcu_find_kernel(p, "k2");
+  LcuKernel *k4 = ok ? lcu_find_kernel(p, "k4") : NULL;
+  if (k4) k4->name = nz_intern_cstr("k4_renamed");
+  found = found && k4 && !lcu_find_kernel(p, "k4") && lcu_find_kernel(p, "k4_renamed") == k4 &&
+          lcu_find_kernel(p, "k1") && !lcu_find_kernel(p, "nope");
+  CHECK("lcu_find_kernel after kernels are dropped and renamed", found);
   if (p) lcu_program_free(p);
   nz_source_free(src);
   return unit_failures != 0;
