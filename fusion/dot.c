@@ -180,6 +180,20 @@ static void cluster_label(const FusGraph *g, const int *cl, int x, int size, NzB
     for (int i = 0; i < g->ninv; i++) c += cl[i] == x && (int)g->inv[i].soac == sk;
     if (c) nz_buf_printf(b, c > 1 ? " %s x%d" : " %s", lcu_soac_name((LcuSoacKind)sk), c);
   }
+  /* The iteration spaces it runs over: invocations over different spaces
+   * cannot share a kernel, so two neighbouring kernels with different spaces
+   * say at a glance why they were split. */
+  NzBuf sp = {0};
+  int ns = 0;
+  for (int i = 0; i < g->ninv; i++) {
+    if (cl[i] != x || g->inv[i].soac == LS_ONCE) continue;
+    int seen = 0;
+    for (int j = 0; j < i && !seen; j++)
+      seen = cl[j] == x && g->inv[j].soac != LS_ONCE && g->inv[j].size == g->inv[i].size;
+    if (!seen) list_add(&sp, &ns, g->inv[i].size == FUS_UNKNOWN ? "?" : g->size_names[g->inv[i].size], 3);
+  }
+  if (ns) nz_buf_printf(b, "\\nover %s", sp.s);
+  nz_buf_free(&sp);
   NzBuf rd = {0}, wr = {0};
   int nr = 0, nw = 0;
   for (int v = 0; v < g->nvar; v++) {
@@ -209,6 +223,7 @@ static void legend(Agraph_t *G, int scalars) {
   set(t, "fontsize", "10");
   set(t, "label", scalars ? "blue frame: a kernel of several fused invocations\\l"
                             "grey frame: an invocation left alone\\l"
+                            "over: the kernel's iteration spaces\\l"
                             "box: an invocation (its SOAC and iteration space)\\l"
                             "solid edge: an array materialised between kernels\\l"
                             "dashed grey edge: an array fusion eliminated\\l"
@@ -217,6 +232,7 @@ static void legend(Agraph_t *G, int scalars) {
                             "live out: read after the region\\l"
                           : "blue frame: a kernel of several fused invocations\\l"
                             "grey frame: an invocation left alone\\l"
+                            "over: the kernel's iteration spaces\\l"
                             "box: an invocation (its SOAC and iteration space;\\l"
                             "  uses: the region's input scalars it reads)\\l"
                             "solid edge: an array materialised between kernels\\l"
@@ -325,6 +341,7 @@ int fus_dot_write(const FusGraph *g, const int *cl_in, const char *title, const 
       snprintf(buf, sizeof buf, "o%d", v);
       Agedge_t *e = agedge(G, from, out, buf, 1);
       set(e, "label", x->name);
+      if (!x->is_array) set(e, "style", "dotted"); /* as the legend says of scalars */
     }
   }
 

@@ -16,6 +16,9 @@ static void lcu_usage(FILE *f) {
         "       sizes: elements per kernel from an unfused run's profile; fusion/README.md)\n"
         "--time-limit bounds an exact scheduler's search in seconds (default 10), --work-limit\n"
         "in counted work (without --time-limit, work alone: a run repeats on any machine);\n"
+        "--dot=DIR draws each region's kernels (DIR/regionN.dot, .svg; .png with --png) with a legend;\n"
+        "the region's input scalars are folded into their users' labels, --dot-scalars draws them\n"
+        "as nodes with dotted edges (fusion/README.md, \"Pictures\")\n"
         "--strict-float: no fusion that reorders a float reduction (fusion/README.md, \"Decisions\")\n"
         "ARGs are literals of main's parameter types: 7, 1.5, T, [1, 2], segdes[2, 0],\n"
         "(1, [T, F]); see compiler/lcu/README.md.\n",

@@ -6,6 +6,7 @@
 #include "fusion.h"
 #include "unit.h"
 
+#include <graphviz/cgraph.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -59,11 +60,20 @@ int main(void) {
           strstr(dot, "Y1\\nMAP (m)\\nuses: $k") && strstr(dot, "Z\\nPERMUTE (m)\\nuses: $k") &&
               !strstr(dot, "label=\"$k\""));
     CHECK("clusters labelled with SOACs and arrays",
-          strstr(dot, "MAP REDUCE\\narrays in: y, A2\\narrays out: -") &&
-              strstr(dot, "PERMUTE x2\\narrays in: y\\narrays out: A2, A3"));
+          strstr(dot, "MAP REDUCE\\nover m\\narrays in: y, A2\\narrays out: -") &&
+              strstr(dot, "PERMUTE x2\\nover m\\narrays in: y\\narrays out: A2, A3"));
+    /* $s (a scalar REDUCE makes, live out) leaves dotted, as the legend says */
+    char *o = strstr(dot, "label=\"$s\"");
+    CHECK("scalar live out dotted", o && strstr(o, "dotted") && strstr(o, "dotted") < strchr(o, ']'));
     CHECK("a legend", strstr(dot, "cluster_legend") && strstr(dot, "dashed grey edge"));
     free(dot);
   }
+  /* the .dot file itself reads back as DOT (cgraph's reader), for `dot -Tpdf` and friends */
+  FILE *df = fopen(path, "r");
+  Agraph_t *back = df ? agread(df, NULL) : NULL;
+  CHECK("dot file parses", back && agnnodes(back) >= 4);
+  if (back) agclose(back);
+  if (df) fclose(df);
   snprintf(path, sizeof path, "%s.svg", base);
   char *svg = slurp(path);
   CHECK("svg rendered", svg && strstr(svg, "<svg") && strstr(svg, "PERMUTE"));
