@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # readme_examples.sh — README.md's examples print what the README says they print, so
-# that they never go stale; and the README keeps its shape (about 250 lines at most, the
+# that they never go stale; and the README keeps its shape (under 250 lines, the
 # two commands `make run` and `make test` within its first 30 lines, no commit hashes,
 # every relative link pointing at a file of the tree).
 #
@@ -92,8 +92,8 @@ for exp, act, want in [
         fail("matcher: %r against %r should be %s" % (exp, act, want))
 
 # --- the README's shape ----------------------------------------------------------
-if len(lines) > 260:
-    fail("README.md has %d lines; it should stay near 250" % len(lines))
+if len(lines) >= 250:
+    fail("README.md has %d lines; it should stay under 250 (details go to the folder READMEs)" % len(lines))
 head = "\n".join(lines[:30])
 for c in ("make run", "make test"):
     if c not in head:
