@@ -754,9 +754,15 @@ static void unsplit(Prep *pp, LcuExpr *e) {
   }
 }
 
+/* unsplit goes down a whole chain of lets, so it runs once per chain, at its
+ * head: once per let, a chain of n lets cost n^2/2 steps (100,000 lets of
+ * tests/sh/lcu_long_chain.sh took 77 s under greedy-down). */
 static void unsplit_all(Prep *pp, LcuExpr *e) {
+  if (e && e->kind == LE_LET) unsplit(pp, e);
+  for (; e && e->kind == LE_LET; e = e->args[1])
+    for (int i = 0; i < e->nargs; i++)
+      if (i != 1) unsplit_all(pp, e->args[i]);
   if (!e) return;
-  if (e->kind == LE_LET) unsplit(pp, e);
   for (int i = 0; i < e->nargs; i++) unsplit_all(pp, e->args[i]);
 }
 

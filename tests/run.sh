@@ -25,7 +25,9 @@ failed=()
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+n_unit=0 n_golden=0 n_script=0
 result() { # result OK|FAIL name [detail-file]
+  case $2 in *"] unit/"*) n_unit=$((n_unit + 1)) ;; *"] tests/sh/"*) n_script=$((n_script + 1)) ;; *) n_golden=$((n_golden + 1)) ;; esac
   if [ "$1" = OK ]; then
     pass=$((pass + 1))
     [ $verbose = 1 ] && echo "  ok   $2"
@@ -195,6 +197,15 @@ fi
 if [ -s "$tmp/times" ]; then
   echo "slowest scripts (seconds, information only):"
   sort -rn "$tmp/times" | head -n 8 | sed 's/^/  /'
+fi
+# every script's seconds and the checks each suite counted, kept for
+# tests/sh/durations.txt and results/README.md (a log, never a check)
+if mkdir -p build 2>/dev/null; then
+  {
+    echo "# tests/run.sh $* ($(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)): seconds per script"
+    sort -rn "$tmp/times" 2>/dev/null
+    echo "# checks counted (passed + failed): unit $n_unit, golden $n_golden, scripts $n_script; skipped $skip"
+  } >build/test-times.log 2>/dev/null
 fi
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
