@@ -115,13 +115,22 @@ run_unit() { # bindir
 # sanitizer build's scripts do not wait for the plain build's last one. Results
 # are reported in file order, per BINDIR, and the slowest scripts are listed at
 # the end (information only).
-tasks_bin=() tasks_script=()
+# Scripts that compile the same program with the same flags share the binary:
+# each BINDIR's scripts get one compile cache for the run, NESSIE_TEST_CACHE,
+# which a script uses as NESSIE_CACHE_DIR where it does not test the cache
+# itself (c_backend_golden.sh and float32.sh build the same tests/lcu programs
+# at the same flags). The cache's key is the C text, the compiler, its flags,
+# the sanitizer flags and the runtime library, so a shared entry is the binary
+# the script would have built; racing builds of one key agree (cg_build.c).
+tasks_bin=() tasks_script=() tasks_cache=()
+nb=0
 for bindir in "$@"; do
+  nb=$((nb + 1))
   [ -x "$bindir/nessie" ] || continue
   for s in tests/sh/*.sh; do
     [ -e "$s" ] || continue
     selected "$s" || continue
-    tasks_bin+=("$bindir") tasks_script+=("$s")
+    tasks_bin+=("$bindir") tasks_script+=("$s") tasks_cache+=("$tmp/cache.$nb")
   done
 done
 
@@ -136,7 +145,8 @@ run_pool() {
     while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n 2>/dev/null || true; done
     (
       t0=$(date +%s)
-      NESSIE_BIN=${tasks_bin[$k]} timeout "$hang" bash "${tasks_script[$k]}" >"$tmp/s.$k" 2>&1
+      mkdir -p -m 700 "${tasks_cache[$k]}"
+      NESSIE_BIN=${tasks_bin[$k]} NESSIE_TEST_CACHE=${tasks_cache[$k]} timeout "$hang" bash "${tasks_script[$k]}" >"$tmp/s.$k" 2>&1
       echo "$? $(($(date +%s) - t0))" >"$tmp/st.$k"
     ) &
   done

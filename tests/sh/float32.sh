@@ -21,7 +21,9 @@
 cd "$(dirname "$0")/../.."
 command -v python3 >/dev/null || { echo "skipped: python3 is needed to compare the printed floats"; exit 77; }
 agree=tests/sh/float32_agree.py
-export NESSIE_CACHE_DIR=$tmp/cache NESSIE_CFLAGS="-O2 -Wall -Wextra -Werror" # warnings are failures
+# warnings are failures; the run's cache (tests/run.sh: c_backend_golden.sh builds the
+# default-precision tests/lcu programs at the same flags)
+export NESSIE_CACHE_DIR=${NESSIE_TEST_CACHE:-$tmp/cache} NESSIE_CFLAGS="-O2 -Wall -Wextra -Werror"
 every=1 benches="blackscholes nbody linefit dotprod" gxx=$(command -v g++)
 # the sanitizer build: a third of the programs, one benchmark, and no g++ check of the
 # .cu (its text is the plain build's)
@@ -149,7 +151,7 @@ r4=$("$nessie" lcu run "$tmp/twice.lcu" '[1.1]' --compiled --float32)
 n=$(find "$NESSIE_CACHE_DIR" -type f -name 'c-*' | wc -l)
 [ "$n" = 4 ] || bad "cache: $n entries for two programs built both ways (expected 4)"
 echo "part 4: the cache holds the two builds apart ($n entries)"
-export NESSIE_CACHE_DIR=$tmp/cache
+export NESSIE_CACHE_DIR=${NESSIE_TEST_CACHE:-$tmp/cache}
 
 # ------------------------------------------------------------------ part 5
 cat >"$tmp/h.nesl" <<'EOF'
