@@ -17,7 +17,7 @@ typedef struct {
   int depth;
   bool exited; /* an `exit` command was met: no further forms run */
   bool lcu;    /* --interp=lcu: forms run through flattening and the λcu interpreter */
-  const char *stage; /* emit: ast, mono, lcu, fused */
+  int stage;   /* emit: the stage printed (DrvStageId: ast, mono, flan, lcu, fused) */
   NZ_VEC(NlDecl *) mono_decls; /* emit --stage=mono: the checked forms, loads expanded */
   bool fuse;   /* --scheduler given (run) or stage fused (emit) */
   DrvFuse fo;
@@ -67,34 +67,26 @@ static FlProgram *form_program(Job *j, NlDecl *d) {
     return NULL;
   }
   t_flat = nz_now();
-  int check_rc = lcu_check(fp->lcu);
+  int rc = drv_stage_after(DRV_FLAN, j->env, fp->lcu, j->check);
   flat_seconds += nz_now() - t_flat;
-  if (check_rc != 0) {
-    NzBuf b = {0};
-    lcu_print_program(&b, fp->lcu);
-    fprintf(stderr, "%s", b.s ? b.s : "");
-    nz_buf_free(&b);
-    nz_error("the flattener produced a program that fails the λcu checker (a bug; program above)");
-    flan_program_free(fp);
-    j->rc = NZ_EXIT_INTERNAL;
-    return NULL;
-  }
-  double t_opt = nz_now();
-  int opt_rc = j->noopt ? 0 : flan_opt(fp->lcu, NULL);
-  opt_seconds += nz_now() - t_opt;
-  if (opt_rc != 0) {
-    nz_error("the Flan optimiser broke the program (a bug); --no-opt runs without it");
-    flan_program_free(fp);
-    j->rc = NZ_EXIT_INTERNAL;
-    return NULL;
-  }
-  if (j->fuse && !j->emit) { /* emit fuses the joined program */
-    int rc = fuse_timed(fp->lcu, &j->fo, NULL);
-    if (rc != NZ_EXIT_OK) {
-      flan_program_free(fp);
-      j->rc = rc;
-      return NULL;
+  if (rc == NZ_EXIT_OK && !j->noopt) {
+    double t_opt = nz_now();
+    if (flan_opt(fp->lcu, NULL) != 0) {
+      nz_error("the Flan optimiser broke the program (a bug); --no-opt runs without it");
+      rc = NZ_EXIT_INTERNAL;
+    } else {
+      rc = drv_stage_after(DRV_LCU, j->env, fp->lcu, j->check);
     }
+    opt_seconds += nz_now() - t_opt;
+  }
+  if (rc == NZ_EXIT_OK && j->fuse && !j->emit) { /* emit fuses the joined program */
+    rc = fuse_timed(fp->lcu, &j->fo, NULL);
+    if (rc == NZ_EXIT_OK) rc = drv_stage_after(DRV_FUSED, j->env, fp->lcu, j->check);
+  }
+  if (rc != NZ_EXIT_OK) {
+    flan_program_free(fp);
+    j->rc = rc;
+    return NULL;
   }
   return fp;
 }
@@ -382,7 +374,8 @@ static void emit_program(Job *j) {
   NzBuf out = {0};
   if (j->rc) {
     /* message printed */
-  } else if (j->fuse && (j->rc = fuse_timed(all, &j->fo, &out)) != NZ_EXIT_OK) {
+  } else if (j->fuse && ((j->rc = fuse_timed(all, &j->fo, &out)) != NZ_EXIT_OK ||
+                         (j->rc = drv_stage_after(DRV_FUSED, j->env, all, j->check)) != NZ_EXIT_OK)) {
     /* message printed */
   } else {
     lcu_print_program(&out, all);
@@ -394,46 +387,18 @@ static void emit_program(Job *j) {
 
 static int process_source(Job *j, NzSource *src);
 
-/* emit --stage=mono: the checked forms monomorphised (compiler/mono/), the result
- * checked by mono_check and printed as NESL. */
-static int emit_mono(Job *j) {
+/* The mono stage over the checked forms: emit --stage=mono prints it (its checker
+ * always runs there, compiler/mono/README.md); --check runs mono_check on it. */
+static int mono_stage(Job *j, bool print) {
   MonoProgram *mp = mono_program(j->env, j->mono_decls.v, j->mono_decls.n);
   if (!mp) return NZ_EXIT_INTERNAL;
-  NzBuf err = {0}, out = {0};
-  int rc = NZ_EXIT_OK;
-  if (mono_check(mp, &err)) {
-    fputs(err.s, stderr);
-    nz_error("the monomorphised program fails its checker (a bug)");
-    rc = NZ_EXIT_INTERNAL;
-  } else {
+  int rc = drv_stage_after(DRV_MONO, j->env, mp, j->check || print);
+  if (rc == NZ_EXIT_OK && print) {
+    NzBuf out = {0};
     mono_print(&out, mp);
     fwrite(out.s, 1, out.len, stdout);
+    nz_buf_free(&out);
   }
-  nz_buf_free(&err);
-  nz_buf_free(&out);
-  mono_free(mp);
-  return rc;
-}
-
-/* --check: the checked forms monomorphised and checked by mono_check (the
- * flattener does not read mono's output yet, so this is the only place the
- * pass runs outside emit --stage=mono); λcu's checker runs after every stage
- * whether or not --check is given. With NESSIE_CHECK_TRACE set, one line on
- * stderr says what ran. */
-static int check_mono(Job *j) {
-  MonoProgram *mp = mono_program(j->env, j->mono_decls.v, j->mono_decls.n);
-  if (!mp) return NZ_EXIT_INTERNAL;
-  NzBuf err = {0};
-  int rc = NZ_EXIT_OK;
-  if (mono_check(mp, &err)) {
-    fputs(err.s, stderr);
-    nz_error("--check: the monomorphised program fails mono_check (a bug)");
-    rc = NZ_EXIT_INTERNAL;
-  } else if (getenv("NESSIE_CHECK_TRACE")) { /* silent otherwise: outputs stay as they were */
-    fprintf(stderr, "nessie: --check: mono_check passed on %d instances from %d checked forms\n", (int)mp->insts.n,
-            j->mono_decls.n);
-  }
-  nz_buf_free(&err);
   mono_free(mp);
   return rc;
 }
@@ -693,7 +658,7 @@ static int process_source(Job *j, NzSource *src) {
       if (d->name == nz_intern_cstr("exit")) {
         if (!j->emit) {
           j->exited = true;
-        } else if (!strcmp(j->stage, "mono")) {
+        } else if (j->stage == DRV_MONO) {
           nz_vec_push(j->mono_decls, d);
         } else {
           NzBuf b = {0};
@@ -719,16 +684,20 @@ static int process_source(Job *j, NzSource *src) {
       ok = 0;
       break;
     }
-    if (j->check && !(j->emit && !strcmp(j->stage, "mono"))) nz_vec_push(j->mono_decls, d);
+    if ((j->rc = drv_stage_after(DRV_AST, j->env, d, j->check)) != NZ_EXIT_OK) {
+      ok = 0;
+      break;
+    }
+    if (j->check && !(j->emit && j->stage == DRV_MONO)) nz_vec_push(j->mono_decls, d);
     if (j->show) {
       ok = compile_decl(j, d, i < neval);
       if (!ok && j->keep_going && !j->rc) {
         forget_form(j, nglobals);
         ok = 1;
       }
-    } else if (j->emit && !strcmp(j->stage, "mono")) {
+    } else if (j->emit && j->stage == DRV_MONO) {
       nz_vec_push(j->mono_decls, d); /* monomorphised once every form is checked */
-    } else if (j->emit && strcmp(j->stage, "ast")) {
+    } else if (j->emit && j->stage != DRV_AST) {
       if (d->k == D_BIND || d->k == D_EXPR) {
         emit_lcu(j, d);
         if (j->rc) ok = 0;
@@ -846,12 +815,13 @@ static int job_main(void *arg) {
     LcuProgram *all = join_forms(j, NULL);
     urc = j->rc ? j->rc : j->use(all, j->use_ctx);
     join_free(all);
-  } else if (ok && j->emit && !strcmp(j->stage, "mono")) {
-    j->rc = emit_mono(j);
-  } else if (ok && j->emit && strcmp(j->stage, "ast") && (j->forms.n || j->show)) {
+  } else if (ok && j->emit && j->stage == DRV_MONO) {
+    j->rc = mono_stage(j, true);
+  } else if (ok && j->emit && j->stage != DRV_AST && (j->forms.n || j->show)) {
     emit_program(j);
   }
-  if (ok && !j->rc && j->check && !(j->emit && !strcmp(j->stage, "mono"))) j->rc = check_mono(j);
+  if (ok && !j->rc && j->check && !(j->emit && j->stage == DRV_MONO)) j->rc = mono_stage(j, false);
+  if (j->check && !j->rc && getenv("NESSIE_CHECK_TRACE")) drv_stage_trace(); /* silent otherwise */
   nz_vec_free(j->mono_decls);
   if (held) {
     if (urc == 0) { /* what `nessie run` reports after the forms before the error */
@@ -887,10 +857,13 @@ static void usage(FILE *f) {
   fputs("usage: nessie check PROG.nesl\n"
         "       nessie run PROG.nesl [-e EXPR] [--interp=ast|lcu] [--check] [--no-opt] [--keep-going]\n"
         "                  [--scheduler=S [--solver=glpk|cbc] [--time-limit=SEC] [--cost=unit|FILE]]\n"
-        "       nessie emit PROG.nesl --stage=ast|mono|flan|lcu|fused [--scheduler=S] [--show] [--compile-time]\n"
-        "                  [--no-opt]\n"
-        "  (mono: the monomorphic program as NESL; flan: the flattener's λcu before the Flan\n"
-        "   optimiser; lcu: after it; --no-opt: without it)\n"
+        "       nessie emit PROG.nesl --stage=STAGE [--scheduler=S] [--show] [--compile-time] [--no-opt]\n"
+        "                  [--check]\n"
+        "  (STAGE, in the pipeline's order: ast, the checked program as NESL; mono, the\n"
+        "   monomorphic program as NESL; flan, the flattener's λcu before the Flan optimiser;\n"
+        "   lcu: after it (--no-opt: without it); fused; c, cuda: nessie build --help)\n"
+        "  (--check: every stage's invariant checker runs after it (compiler/README.md);\n"
+        "   NESSIE_CHECK_TRACE=1 says which ran on stderr)\n"
         "  (--compile-time: on stderr, the time from start to the printed program less the\n"
         "   AST evaluation of the forms: front end, flattening, fusion)\n"
         "  (--show: main prints each form's line as `nessie run` does, the program nessie build\n"
@@ -918,7 +891,7 @@ int drv_nesl_compile(const char *path, const char *expr, int defer, int (*use)(L
   Job j = {0};
   j.file = path;
   j.expr = expr;
-  j.stage = "lcu";
+  j.stage = DRV_LCU;
   j.show = true;
   j.defer = (defer & DRV_DEFER) != 0;
   j.keep_going = (defer & DRV_KEEP_GOING) != 0;
@@ -934,21 +907,20 @@ int drv_cmd_nesl(int argc, char **argv) {
   bool compile_time = false;
   j.run = !strcmp(cmd, "run");
   j.emit = !strcmp(cmd, "emit");
-  j.stage = "ast";
+  j.stage = DRV_AST;
   drv_fuse_defaults(&j.fo);
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (j.emit && !strncmp(a, "--stage=", 8)) {
-      j.stage = a + 8;
-      if (!strcmp(j.stage, "flan")) { /* Flan is λcu before the optimiser (compiler/flan/README.md) */
-        j.stage = "lcu";
-        j.noopt = true;
-      }
-      if (strcmp(j.stage, "ast") && strcmp(j.stage, "mono") && strcmp(j.stage, "lcu") &&
-          strcmp(j.stage, "fused")) {
-        fprintf(stderr, "nessie emit: unknown stage '%s' (ast, mono, flan, lcu, fused)\n", j.stage);
+      j.stage = drv_stage_find(a + 8); /* c and cuda went to cmd_build.c (nessie.c) */
+      if (j.stage < 0 || j.stage > DRV_FUSED) {
+        NzBuf names = {0};
+        drv_stage_names(&names, ", ");
+        fprintf(stderr, "nessie emit: unknown stage '%s' (%s)\n", a + 8, names.s);
+        nz_buf_free(&names);
         return NZ_EXIT_USAGE;
       }
+      if (j.stage == DRV_FLAN) j.noopt = true; /* Flan: λcu before the optimiser (compiler/flan/README.md) */
       continue;
     }
     if ((j.run || j.emit) && !strncmp(a, "--", 2)) {
@@ -1009,7 +981,7 @@ int drv_cmd_nesl(int argc, char **argv) {
     usage(stderr);
     return NZ_EXIT_USAGE;
   }
-  if (j.emit && !strcmp(j.stage, "fused")) {
+  if (j.emit && j.stage == DRV_FUSED) {
     j.fuse = true;
     if (!j.fo.scheduler_given) j.fo.scheduler = "greedy-down"; /* --scheduler=none: the unfused report */
   }
@@ -1017,7 +989,7 @@ int drv_cmd_nesl(int argc, char **argv) {
     fprintf(stderr, "nessie run: --scheduler needs --interp=lcu (or --target=c)\n");
     return NZ_EXIT_USAGE;
   }
-  if (j.show && (!strcmp(j.stage, "ast") || !strcmp(j.stage, "mono"))) {
+  if (j.show && j.stage <= DRV_MONO) {
     fprintf(stderr, "nessie emit: --show is for --stage=lcu|fused\n");
     return NZ_EXIT_USAGE;
   }

@@ -86,8 +86,9 @@ void flan_program_free(FlProgram *fp);
 
 /* ----------------------------------------------------------- flan_opt.c */
 /* The Flan optimiser on a checked program of the flattener (constants into kernels,
- * shapes and common subexpressions by value numbering, dead code); checks it again.
- * Returns 0, or -1 after a bug (the checker's messages printed). */
+ * shapes and common subexpressions by value numbering, dead code). Returns 0, or -1
+ * after a bug. The result is not checked yet: lcu_check is the `lcu` stage's checker,
+ * which the driver runs after it (compiler/driver/stages.c). */
 typedef struct {
   int rounds, changes;
   int kernels_before, kernels_after;
