@@ -19,6 +19,7 @@ typedef struct {
   bool lcu;    /* --interp=lcu: forms run through flattening and the λcu interpreter */
   int stage;   /* emit: the stage printed (DrvStageId: ast, mono, flan, lcu, fused) */
   NZ_VEC(NlDecl *) mono_decls; /* emit --stage=mono: the checked forms, loads expanded */
+  MonoProgram *mono; /* the mono stage, form by form (NULL: no stage after ast runs) */
   bool fuse;   /* --scheduler given (run) or stage fused (emit) */
   DrvFuse fo;
   int rc;      /* exit status of a failure other than a user error (0: none) */
@@ -57,10 +58,12 @@ static int fuse_timed(LcuProgram *p, DrvFuse *o, NzBuf *report) {
   return rc;
 }
 
-/* Flattens one runnable form to λcu; NULL after an error (j->rc set). */
-static FlProgram *form_program(Job *j, NlDecl *d) {
+/* The stages after mono for one runnable form, md its monomorphic copy: flattened,
+ * optimised (unless --no-opt or --stage=flan) and, when running (`run --interp=lcu
+ * --scheduler`), fused. NULL after an error (j->rc set). */
+static FlProgram *form_program(Job *j, NlDecl *md) {
   double t_flat = nz_now();
-  FlProgram *fp = flan_lower_form(j->env, d);
+  FlProgram *fp = flan_lower_form(j->env, j->mono, md);
   flat_seconds += nz_now() - t_flat;
   if (!fp) {
     j->rc = NZ_EXIT_INTERNAL;
@@ -93,8 +96,8 @@ static FlProgram *form_program(Job *j, NlDecl *d) {
 
 /* --interp=lcu: the form's λcu program run with the earlier top-level values it
  * reads; its value printed by the NESL printer. Returns 0 after an error. */
-static int run_lcu(Job *j, NlDecl *d) {
-  FlProgram *fp = form_program(j, d);
+static int run_lcu(Job *j, NlDecl *d, NlDecl *md) {
+  FlProgram *fp = form_program(j, md);
   if (!fp) return 0;
   NZ_VEC(LcuValue) args = {0};
   for (int i = 0; i < fp->nglobals; i++) {
@@ -121,8 +124,8 @@ static int run_lcu(Job *j, NlDecl *d) {
 /* emit --stage=lcu|fused: each runnable form becomes function form_K of one program
  * whose main runs them in order, passing each the earlier top-level values it reads,
  * and returns every form's value. */
-static void emit_lcu(Job *j, NlDecl *d) {
-  FlProgram *fp = form_program(j, d);
+static void emit_lcu(Job *j, NlDecl *d, NlDecl *md) {
+  FlProgram *fp = form_program(j, md);
   if (!fp) return;
   nz_vec_push(j->forms, fp);
   nz_vec_push(j->form_decls, d);
@@ -378,7 +381,7 @@ static void emit_program(Job *j) {
                          (j->rc = drv_stage_after(DRV_FUSED, j->env, all, j->check)) != NZ_EXIT_OK)) {
     /* message printed */
   } else {
-    lcu_print_program(&out, all);
+    drv_stages[j->stage].print(&out, all);
     fwrite(out.s, 1, out.len, stdout);
   }
   nz_buf_free(&out);
@@ -387,15 +390,15 @@ static void emit_program(Job *j) {
 
 static int process_source(Job *j, NzSource *src);
 
-/* The mono stage over the checked forms: emit --stage=mono prints it (its checker
- * always runs there, compiler/mono/README.md); --check runs mono_check on it. */
-static int mono_stage(Job *j, bool print) {
+/* emit --stage=mono: the mono stage over every checked form at once, in print order,
+ * its checker run (always, compiler/mono/README.md) and printed. */
+static int emit_mono(Job *j) {
   MonoProgram *mp = mono_program(j->env, j->mono_decls.v, j->mono_decls.n);
   if (!mp) return NZ_EXIT_INTERNAL;
-  int rc = drv_stage_after(DRV_MONO, j->env, mp, j->check || print);
-  if (rc == NZ_EXIT_OK && print) {
+  int rc = drv_stage_after(DRV_MONO, j->env, mp, true);
+  if (rc == NZ_EXIT_OK) {
     NzBuf out = {0};
-    mono_print(&out, mp);
+    drv_stages[DRV_MONO].print(&out, mp);
     fwrite(out.s, 1, out.len, stdout);
     nz_buf_free(&out);
   }
@@ -493,9 +496,9 @@ static LcuValue *global_values(Job *j, const FlProgram *fp) {
 /* The compiled path: d becomes a form of the joined program, with its show. A form
  * that no later form reads (not `evaluate`) is not run here: if it faults, the compiled
  * program stops there, and nothing after it needs its value. */
-static int compile_decl(Job *j, NlDecl *d, bool evaluate) {
+static int compile_decl(Job *j, NlDecl *d, NlDecl *md, bool evaluate) {
   if ((d->k == D_BIND || d->k == D_EXPR) && !fn_valued(d)) {
-    emit_lcu(j, d);
+    emit_lcu(j, d, md);
     if (j->rc) return 0;
     if (j->keep_going) nz_vec_push(j->gvals, global_values(j, j->forms.v[j->forms.n - 1]));
     /* a run-time error: the compiled program stops at this form, as `nessie run` does
@@ -688,9 +691,17 @@ static int process_source(Job *j, NzSource *src) {
       ok = 0;
       break;
     }
-    if (j->check && !(j->emit && j->stage == DRV_MONO)) nz_vec_push(j->mono_decls, d);
+    NlDecl *md = d; /* what the flattener reads: the form's monomorphic copy */
+    if (j->mono) {
+      if (!(md = mono_add(j->mono, d))) j->rc = NZ_EXIT_INTERNAL; /* message printed */
+      else j->rc = drv_stage_after(DRV_MONO, j->env, j->mono, j->check);
+      if (j->rc) {
+        ok = 0;
+        break;
+      }
+    }
     if (j->show) {
-      ok = compile_decl(j, d, i < neval);
+      ok = compile_decl(j, d, md, i < neval);
       if (!ok && j->keep_going && !j->rc) {
         forget_form(j, nglobals);
         ok = 1;
@@ -699,7 +710,7 @@ static int process_source(Job *j, NzSource *src) {
       nz_vec_push(j->mono_decls, d); /* monomorphised once every form is checked */
     } else if (j->emit && j->stage != DRV_AST) {
       if (d->k == D_BIND || d->k == D_EXPR) {
-        emit_lcu(j, d);
+        emit_lcu(j, d, md);
         if (j->rc) ok = 0;
         else if (i < neval && !eval_timed(j->env, d)) ok = 0; /* later forms read its value */
       } else if (d->k == D_FUN || d->k == D_DATA) {
@@ -707,11 +718,11 @@ static int process_source(Job *j, NzSource *src) {
       }
     } else if (j->emit) {
       NzBuf b = {0};
-      nesl_decl_print(&b, d);
+      drv_stages[DRV_AST].print(&b, d);
       fputs(b.s, stdout);
       nz_buf_free(&b);
     } else if (j->run && j->lcu && (d->k == D_BIND || d->k == D_EXPR)) {
-      ok = run_lcu(j, d);
+      ok = run_lcu(j, d, md);
     } else if (j->run) {
       ok = nesl_eval_decl(j->env, d, true);
     } else {
@@ -778,6 +789,9 @@ static int job_main(void *arg) {
     nz_error("the NESL basis library failed to load");
     return NZ_EXIT_INTERNAL;
   }
+  /* the stages after the checked AST run form by form (emit --stage=mono makes its
+     program at the end, in print order); --check runs mono for its checker */
+  if (j->lcu || j->show || (j->emit && j->stage >= DRV_FLAN) || (j->check && !j->emit)) j->mono = mono_new(j->env);
   /* run --target=c: the front end's errors wait until the earlier forms have run */
   FILE *held = j->defer ? tmpfile() : NULL;
   int saved = -1;
@@ -816,13 +830,13 @@ static int job_main(void *arg) {
     urc = j->rc ? j->rc : j->use(all, j->use_ctx);
     join_free(all);
   } else if (ok && j->emit && j->stage == DRV_MONO) {
-    j->rc = mono_stage(j, true);
+    j->rc = emit_mono(j);
   } else if (ok && j->emit && j->stage != DRV_AST && (j->forms.n || j->show)) {
     emit_program(j);
   }
-  if (ok && !j->rc && j->check && !(j->emit && j->stage == DRV_MONO)) j->rc = mono_stage(j, false);
   if (j->check && !j->rc && getenv("NESSIE_CHECK_TRACE")) drv_stage_trace(); /* silent otherwise */
   nz_vec_free(j->mono_decls);
+  mono_free(j->mono);
   if (held) {
     if (urc == 0) { /* what `nessie run` reports after the forms before the error */
       rewind(held);

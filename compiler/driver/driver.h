@@ -45,7 +45,7 @@ typedef struct {
    * LcuProgram (flan, lcu, fused); c and cuda have none here (cmd_build.c; the C or
    * CUDA compiler checks their text). check returns the number of violations, each a
    * line appended to err (lcu_check prints its own). */
-  int (*check)(const NlEnv *env, const void *ir, NzBuf *err);
+  int (*check)(const NlEnv *env, void *ir, NzBuf *err);
   void (*print)(NzBuf *b, const void *ir);
   void (*mutate)(void *ir); /* NESSIE_CHECK_MUTATE=NAME: breaks ir before the checker runs */
 } DrvStage;

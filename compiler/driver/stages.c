@@ -6,15 +6,15 @@
 #include "mono.h"
 #include "nesl.h"
 
-static int check_ast(const NlEnv *env, const void *ir, NzBuf *err) { return nesl_verify_decl(env, ir, err); }
-static int check_mono(const NlEnv *env, const void *ir, NzBuf *err) {
+static int check_ast(const NlEnv *env, void *ir, NzBuf *err) { return nesl_verify_decl(env, ir, err); }
+static int check_mono(const NlEnv *env, void *ir, NzBuf *err) {
   (void)env;
-  return mono_check(ir, err);
+  return mono_check_new(ir, err);
 }
 /* lcu_check prints its messages itself */
-static int check_lcu(const NlEnv *env, const void *ir, NzBuf *err) {
+static int check_lcu(const NlEnv *env, void *ir, NzBuf *err) {
   (void)env, (void)err;
-  return lcu_check((LcuProgram *)ir);
+  return lcu_check(ir);
 }
 
 static void print_ast(NzBuf *b, const void *ir) { nesl_decl_print(b, ir); }
