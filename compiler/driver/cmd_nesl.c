@@ -17,8 +17,9 @@ typedef struct {
   int depth;
   bool exited; /* an `exit` command was met: no further forms run */
   bool lcu;    /* --interp=lcu: forms run through flattening and the λcu interpreter */
-  const char *stage; /* emit: ast, mono, lcu, fused */
+  int stage;   /* emit: the stage printed (DrvStageId: ast, mono, flan, lcu, fused) */
   NZ_VEC(NlDecl *) mono_decls; /* emit --stage=mono: the checked forms, loads expanded */
+  MonoProgram *mono; /* the mono stage, form by form (NULL: no stage after ast runs) */
   bool fuse;   /* --scheduler given (run) or stage fused (emit) */
   DrvFuse fo;
   int rc;      /* exit status of a failure other than a user error (0: none) */
@@ -57,52 +58,46 @@ static int fuse_timed(LcuProgram *p, DrvFuse *o, NzBuf *report) {
   return rc;
 }
 
-/* Flattens one runnable form to λcu; NULL after an error (j->rc set). */
-static FlProgram *form_program(Job *j, NlDecl *d) {
+/* The stages after mono for one runnable form, md its monomorphic copy: flattened,
+ * optimised (unless --no-opt or --stage=flan) and, when running (`run --interp=lcu
+ * --scheduler`), fused. NULL after an error (j->rc set). */
+static FlProgram *form_program(Job *j, NlDecl *md) {
   double t_flat = nz_now();
-  FlProgram *fp = flan_lower_form(j->env, d);
+  FlProgram *fp = flan_lower_form(j->env, j->mono, md);
   flat_seconds += nz_now() - t_flat;
   if (!fp) {
     j->rc = NZ_EXIT_INTERNAL;
     return NULL;
   }
   t_flat = nz_now();
-  int check_rc = lcu_check(fp->lcu);
+  int rc = drv_stage_after(DRV_FLAN, j->env, fp->lcu, j->check);
   flat_seconds += nz_now() - t_flat;
-  if (check_rc != 0) {
-    NzBuf b = {0};
-    lcu_print_program(&b, fp->lcu);
-    fprintf(stderr, "%s", b.s ? b.s : "");
-    nz_buf_free(&b);
-    nz_error("the flattener produced a program that fails the λcu checker (a bug; program above)");
-    flan_program_free(fp);
-    j->rc = NZ_EXIT_INTERNAL;
-    return NULL;
-  }
-  double t_opt = nz_now();
-  int opt_rc = j->noopt ? 0 : flan_opt(fp->lcu, NULL);
-  opt_seconds += nz_now() - t_opt;
-  if (opt_rc != 0) {
-    nz_error("the Flan optimiser broke the program (a bug); --no-opt runs without it");
-    flan_program_free(fp);
-    j->rc = NZ_EXIT_INTERNAL;
-    return NULL;
-  }
-  if (j->fuse && !j->emit) { /* emit fuses the joined program */
-    int rc = fuse_timed(fp->lcu, &j->fo, NULL);
-    if (rc != NZ_EXIT_OK) {
-      flan_program_free(fp);
-      j->rc = rc;
-      return NULL;
+  if (rc == NZ_EXIT_OK && !j->noopt) {
+    double t_opt = nz_now();
+    if (flan_opt(fp->lcu, NULL) != 0) {
+      nz_error("the Flan optimiser broke the program (a bug); --no-opt runs without it");
+      rc = NZ_EXIT_INTERNAL;
+    } else {
+      rc = drv_stage_after(DRV_LCU, j->env, fp->lcu, j->check);
     }
+    opt_seconds += nz_now() - t_opt;
+  }
+  if (rc == NZ_EXIT_OK && j->fuse && !j->emit) { /* emit fuses the joined program */
+    rc = fuse_timed(fp->lcu, &j->fo, NULL);
+    if (rc == NZ_EXIT_OK) rc = drv_stage_after(DRV_FUSED, j->env, fp->lcu, j->check);
+  }
+  if (rc != NZ_EXIT_OK) {
+    flan_program_free(fp);
+    j->rc = rc;
+    return NULL;
   }
   return fp;
 }
 
 /* --interp=lcu: the form's λcu program run with the earlier top-level values it
  * reads; its value printed by the NESL printer. Returns 0 after an error. */
-static int run_lcu(Job *j, NlDecl *d) {
-  FlProgram *fp = form_program(j, d);
+static int run_lcu(Job *j, NlDecl *d, NlDecl *md) {
+  FlProgram *fp = form_program(j, md);
   if (!fp) return 0;
   NZ_VEC(LcuValue) args = {0};
   for (int i = 0; i < fp->nglobals; i++) {
@@ -129,8 +124,8 @@ static int run_lcu(Job *j, NlDecl *d) {
 /* emit --stage=lcu|fused: each runnable form becomes function form_K of one program
  * whose main runs them in order, passing each the earlier top-level values it reads,
  * and returns every form's value. */
-static void emit_lcu(Job *j, NlDecl *d) {
-  FlProgram *fp = form_program(j, d);
+static void emit_lcu(Job *j, NlDecl *d, NlDecl *md) {
+  FlProgram *fp = form_program(j, md);
   if (!fp) return;
   nz_vec_push(j->forms, fp);
   nz_vec_push(j->form_decls, d);
@@ -382,10 +377,11 @@ static void emit_program(Job *j) {
   NzBuf out = {0};
   if (j->rc) {
     /* message printed */
-  } else if (j->fuse && (j->rc = fuse_timed(all, &j->fo, &out)) != NZ_EXIT_OK) {
+  } else if (j->fuse && ((j->rc = fuse_timed(all, &j->fo, &out)) != NZ_EXIT_OK ||
+                         (j->rc = drv_stage_after(DRV_FUSED, j->env, all, j->check)) != NZ_EXIT_OK)) {
     /* message printed */
   } else {
-    lcu_print_program(&out, all);
+    drv_stages[j->stage].print(&out, all);
     fwrite(out.s, 1, out.len, stdout);
   }
   nz_buf_free(&out);
@@ -394,46 +390,18 @@ static void emit_program(Job *j) {
 
 static int process_source(Job *j, NzSource *src);
 
-/* emit --stage=mono: the checked forms monomorphised (compiler/mono/), the result
- * checked by mono_check and printed as NESL. */
+/* emit --stage=mono: the mono stage over every checked form at once, in print order,
+ * its checker run (always, compiler/mono/README.md) and printed. */
 static int emit_mono(Job *j) {
   MonoProgram *mp = mono_program(j->env, j->mono_decls.v, j->mono_decls.n);
   if (!mp) return NZ_EXIT_INTERNAL;
-  NzBuf err = {0}, out = {0};
-  int rc = NZ_EXIT_OK;
-  if (mono_check(mp, &err)) {
-    fputs(err.s, stderr);
-    nz_error("the monomorphised program fails its checker (a bug)");
-    rc = NZ_EXIT_INTERNAL;
-  } else {
-    mono_print(&out, mp);
+  int rc = drv_stage_after(DRV_MONO, j->env, mp, true);
+  if (rc == NZ_EXIT_OK) {
+    NzBuf out = {0};
+    drv_stages[DRV_MONO].print(&out, mp);
     fwrite(out.s, 1, out.len, stdout);
+    nz_buf_free(&out);
   }
-  nz_buf_free(&err);
-  nz_buf_free(&out);
-  mono_free(mp);
-  return rc;
-}
-
-/* --check: the checked forms monomorphised and checked by mono_check (the
- * flattener does not read mono's output yet, so this is the only place the
- * pass runs outside emit --stage=mono); λcu's checker runs after every stage
- * whether or not --check is given. With NESSIE_CHECK_TRACE set, one line on
- * stderr says what ran. */
-static int check_mono(Job *j) {
-  MonoProgram *mp = mono_program(j->env, j->mono_decls.v, j->mono_decls.n);
-  if (!mp) return NZ_EXIT_INTERNAL;
-  NzBuf err = {0};
-  int rc = NZ_EXIT_OK;
-  if (mono_check(mp, &err)) {
-    fputs(err.s, stderr);
-    nz_error("--check: the monomorphised program fails mono_check (a bug)");
-    rc = NZ_EXIT_INTERNAL;
-  } else if (getenv("NESSIE_CHECK_TRACE")) { /* silent otherwise: outputs stay as they were */
-    fprintf(stderr, "nessie: --check: mono_check passed on %d instances from %d checked forms\n", (int)mp->insts.n,
-            j->mono_decls.n);
-  }
-  nz_buf_free(&err);
   mono_free(mp);
   return rc;
 }
@@ -528,9 +496,9 @@ static LcuValue *global_values(Job *j, const FlProgram *fp) {
 /* The compiled path: d becomes a form of the joined program, with its show. A form
  * that no later form reads (not `evaluate`) is not run here: if it faults, the compiled
  * program stops there, and nothing after it needs its value. */
-static int compile_decl(Job *j, NlDecl *d, bool evaluate) {
+static int compile_decl(Job *j, NlDecl *d, NlDecl *md, bool evaluate) {
   if ((d->k == D_BIND || d->k == D_EXPR) && !fn_valued(d)) {
-    emit_lcu(j, d);
+    emit_lcu(j, d, md);
     if (j->rc) return 0;
     if (j->keep_going) nz_vec_push(j->gvals, global_values(j, j->forms.v[j->forms.n - 1]));
     /* a run-time error: the compiled program stops at this form, as `nessie run` does
@@ -693,7 +661,7 @@ static int process_source(Job *j, NzSource *src) {
       if (d->name == nz_intern_cstr("exit")) {
         if (!j->emit) {
           j->exited = true;
-        } else if (!strcmp(j->stage, "mono")) {
+        } else if (j->stage == DRV_MONO) {
           nz_vec_push(j->mono_decls, d);
         } else {
           NzBuf b = {0};
@@ -719,18 +687,30 @@ static int process_source(Job *j, NzSource *src) {
       ok = 0;
       break;
     }
-    if (j->check && !(j->emit && !strcmp(j->stage, "mono"))) nz_vec_push(j->mono_decls, d);
+    if ((j->rc = drv_stage_after(DRV_AST, j->env, d, j->check)) != NZ_EXIT_OK) {
+      ok = 0;
+      break;
+    }
+    NlDecl *md = d; /* what the flattener reads: the form's monomorphic copy */
+    if (j->mono) {
+      if (!(md = mono_add(j->mono, d))) j->rc = NZ_EXIT_INTERNAL; /* message printed */
+      else j->rc = drv_stage_after(DRV_MONO, j->env, j->mono, j->check);
+      if (j->rc) {
+        ok = 0;
+        break;
+      }
+    }
     if (j->show) {
-      ok = compile_decl(j, d, i < neval);
+      ok = compile_decl(j, d, md, i < neval);
       if (!ok && j->keep_going && !j->rc) {
         forget_form(j, nglobals);
         ok = 1;
       }
-    } else if (j->emit && !strcmp(j->stage, "mono")) {
+    } else if (j->emit && j->stage == DRV_MONO) {
       nz_vec_push(j->mono_decls, d); /* monomorphised once every form is checked */
-    } else if (j->emit && strcmp(j->stage, "ast")) {
+    } else if (j->emit && j->stage != DRV_AST) {
       if (d->k == D_BIND || d->k == D_EXPR) {
-        emit_lcu(j, d);
+        emit_lcu(j, d, md);
         if (j->rc) ok = 0;
         else if (i < neval && !eval_timed(j->env, d)) ok = 0; /* later forms read its value */
       } else if (d->k == D_FUN || d->k == D_DATA) {
@@ -738,11 +718,11 @@ static int process_source(Job *j, NzSource *src) {
       }
     } else if (j->emit) {
       NzBuf b = {0};
-      nesl_decl_print(&b, d);
+      drv_stages[DRV_AST].print(&b, d);
       fputs(b.s, stdout);
       nz_buf_free(&b);
     } else if (j->run && j->lcu && (d->k == D_BIND || d->k == D_EXPR)) {
-      ok = run_lcu(j, d);
+      ok = run_lcu(j, d, md);
     } else if (j->run) {
       ok = nesl_eval_decl(j->env, d, true);
     } else {
@@ -809,6 +789,9 @@ static int job_main(void *arg) {
     nz_error("the NESL basis library failed to load");
     return NZ_EXIT_INTERNAL;
   }
+  /* the stages after the checked AST run form by form (emit --stage=mono makes its
+     program at the end, in print order); --check runs mono for its checker */
+  if (j->lcu || j->show || (j->emit && j->stage >= DRV_FLAN) || (j->check && !j->emit)) j->mono = mono_new(j->env);
   /* run --target=c: the front end's errors wait until the earlier forms have run */
   FILE *held = j->defer ? tmpfile() : NULL;
   int saved = -1;
@@ -846,13 +829,14 @@ static int job_main(void *arg) {
     LcuProgram *all = join_forms(j, NULL);
     urc = j->rc ? j->rc : j->use(all, j->use_ctx);
     join_free(all);
-  } else if (ok && j->emit && !strcmp(j->stage, "mono")) {
+  } else if (ok && j->emit && j->stage == DRV_MONO) {
     j->rc = emit_mono(j);
-  } else if (ok && j->emit && strcmp(j->stage, "ast") && (j->forms.n || j->show)) {
+  } else if (ok && j->emit && j->stage != DRV_AST && (j->forms.n || j->show)) {
     emit_program(j);
   }
-  if (ok && !j->rc && j->check && !(j->emit && !strcmp(j->stage, "mono"))) j->rc = check_mono(j);
+  if (j->check && !j->rc && getenv("NESSIE_CHECK_TRACE")) drv_stage_trace(); /* silent otherwise */
   nz_vec_free(j->mono_decls);
+  mono_free(j->mono);
   if (held) {
     if (urc == 0) { /* what `nessie run` reports after the forms before the error */
       rewind(held);
@@ -887,10 +871,13 @@ static void usage(FILE *f) {
   fputs("usage: nessie check PROG.nesl\n"
         "       nessie run PROG.nesl [-e EXPR] [--interp=ast|lcu] [--check] [--no-opt] [--keep-going]\n"
         "                  [--scheduler=S [--solver=glpk|cbc] [--time-limit=SEC] [--cost=unit|FILE]]\n"
-        "       nessie emit PROG.nesl --stage=ast|mono|flan|lcu|fused [--scheduler=S] [--show] [--compile-time]\n"
-        "                  [--no-opt]\n"
-        "  (mono: the monomorphic program as NESL; flan: the flattener's λcu before the Flan\n"
-        "   optimiser; lcu: after it; --no-opt: without it)\n"
+        "       nessie emit PROG.nesl --stage=STAGE [--scheduler=S] [--show] [--compile-time] [--no-opt]\n"
+        "                  [--check]\n"
+        "  (STAGE, in the pipeline's order: ast, the checked program as NESL; mono, the\n"
+        "   monomorphic program as NESL; flan, the flattener's λcu before the Flan optimiser;\n"
+        "   lcu: after it (--no-opt: without it); fused; c, cuda: nessie build --help)\n"
+        "  (--check: every stage's invariant checker runs after it (compiler/README.md);\n"
+        "   NESSIE_CHECK_TRACE=1 says which ran on stderr)\n"
         "  (--compile-time: on stderr, the time from start to the printed program less the\n"
         "   AST evaluation of the forms: front end, flattening, fusion)\n"
         "  (--show: main prints each form's line as `nessie run` does, the program nessie build\n"
@@ -918,7 +905,7 @@ int drv_nesl_compile(const char *path, const char *expr, int defer, int (*use)(L
   Job j = {0};
   j.file = path;
   j.expr = expr;
-  j.stage = "lcu";
+  j.stage = DRV_LCU;
   j.show = true;
   j.defer = (defer & DRV_DEFER) != 0;
   j.keep_going = (defer & DRV_KEEP_GOING) != 0;
@@ -934,21 +921,20 @@ int drv_cmd_nesl(int argc, char **argv) {
   bool compile_time = false;
   j.run = !strcmp(cmd, "run");
   j.emit = !strcmp(cmd, "emit");
-  j.stage = "ast";
+  j.stage = DRV_AST;
   drv_fuse_defaults(&j.fo);
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (j.emit && !strncmp(a, "--stage=", 8)) {
-      j.stage = a + 8;
-      if (!strcmp(j.stage, "flan")) { /* Flan is λcu before the optimiser (compiler/flan/README.md) */
-        j.stage = "lcu";
-        j.noopt = true;
-      }
-      if (strcmp(j.stage, "ast") && strcmp(j.stage, "mono") && strcmp(j.stage, "lcu") &&
-          strcmp(j.stage, "fused")) {
-        fprintf(stderr, "nessie emit: unknown stage '%s' (ast, mono, flan, lcu, fused)\n", j.stage);
+      j.stage = drv_stage_find(a + 8); /* c and cuda went to cmd_build.c (nessie.c) */
+      if (j.stage < 0 || j.stage > DRV_FUSED) {
+        NzBuf names = {0};
+        drv_stage_names(&names, ", ");
+        fprintf(stderr, "nessie emit: unknown stage '%s' (%s)\n", a + 8, names.s);
+        nz_buf_free(&names);
         return NZ_EXIT_USAGE;
       }
+      if (j.stage == DRV_FLAN) j.noopt = true; /* Flan: λcu before the optimiser (compiler/flan/README.md) */
       continue;
     }
     if ((j.run || j.emit) && !strncmp(a, "--", 2)) {
@@ -1009,7 +995,7 @@ int drv_cmd_nesl(int argc, char **argv) {
     usage(stderr);
     return NZ_EXIT_USAGE;
   }
-  if (j.emit && !strcmp(j.stage, "fused")) {
+  if (j.emit && j.stage == DRV_FUSED) {
     j.fuse = true;
     if (!j.fo.scheduler_given) j.fo.scheduler = "greedy-down"; /* --scheduler=none: the unfused report */
   }
@@ -1017,7 +1003,7 @@ int drv_cmd_nesl(int argc, char **argv) {
     fprintf(stderr, "nessie run: --scheduler needs --interp=lcu (or --target=c)\n");
     return NZ_EXIT_USAGE;
   }
-  if (j.show && (!strcmp(j.stage, "ast") || !strcmp(j.stage, "mono"))) {
+  if (j.show && j.stage <= DRV_MONO) {
     fprintf(stderr, "nessie emit: --show is for --stage=lcu|fused\n");
     return NZ_EXIT_USAGE;
   }

@@ -31,6 +31,33 @@ int drv_fuse_option(DrvFuse *o, const char *arg); /* 1 taken, 0 not ours, -1 bad
  * report (as // comments) to report if non-NULL. Returns an exit status. */
 int drv_fuse(LcuProgram *p, DrvFuse *o, NzBuf *report);
 
+/* stages.c: the pipeline's stages in order (compiler/README.md). `emit --stage=NAME`
+ * prints one; the NESL commands call drv_stage_after as each stage's output is made. */
+typedef enum { DRV_AST, DRV_MONO, DRV_FLAN, DRV_LCU, DRV_FUSED, DRV_C, DRV_CUDA, DRV_NSTAGES } DrvStageId;
+typedef struct NlEnv NlEnv;
+typedef struct {
+  const char *name;    /* emit --stage=NAME */
+  const char *folder;  /* the code that makes it */
+  const char *ir;      /* what it makes */
+  const char *checker; /* its invariant checker, by name */
+  bool always;         /* the checker runs without --check too */
+  /* ir: the stage's output: a checked form (NlDecl, ast), a MonoProgram (mono), an
+   * LcuProgram (flan, lcu, fused); c and cuda have none here (cmd_build.c; the C or
+   * CUDA compiler checks their text). check returns the number of violations, each a
+   * line appended to err (lcu_check prints its own). */
+  int (*check)(const NlEnv *env, void *ir, NzBuf *err);
+  void (*print)(NzBuf *b, const void *ir);
+  void (*mutate)(void *ir); /* NESSIE_CHECK_MUTATE=NAME: breaks ir before the checker runs */
+} DrvStage;
+extern const DrvStage drv_stages[DRV_NSTAGES];
+int drv_stage_find(const char *name); /* -1: no such stage */
+void drv_stage_names(NzBuf *b, const char *sep);
+/* Stage s made ir: its checker runs if check (--check) is set or it always runs.
+ * Returns 0, or NZ_EXIT_INTERNAL after saying which checker failed. */
+int drv_stage_after(int s, const NlEnv *env, void *ir, bool check);
+/* NESSIE_CHECK_TRACE: one stderr line per stage whose checker ran, with how often. */
+void drv_stage_trace(void);
+
 /* cmd_build.c: the compiled path (compiler/codegen/, runtime/). */
 int drv_cmd_build(int argc, char **argv, int emit); /* build; emit --stage=c */
 int drv_cmd_run_target(int argc, char **argv);      /* run PROG --target=c */

@@ -1,10 +1,12 @@
 /* flan.h — flattening NESL to λcu (Blelloch's vectorisation, Keller's formulation).
  * Prefix: flan_ (functions), Fl (types).
  *
- * The pass reads checked NESL forms (nesl.h) and writes a λcu program (lcu.h):
- *   - monomorphisation on the fly: every function is compiled once per instance (its
- *     type variables bound to ground types, which parameters are lifted, and for basis
- *     code the user location its faults report);
+ * The pass reads the monomorphic copies of checked NESL forms (compiler/mono/: every
+ * type ground, every call of a generic function a call of its instance) and writes a
+ * λcu program (lcu.h):
+ *   - functions: a non-recursive call is inlined; a recursive function becomes a CPU
+ *     function per instance and per use (which parameters are lifted, the closures
+ *     passed, and for basis code the user location its faults report);
  *   - flattening: an apply-to-each becomes a context of n elements in which every value
  *     is lifted to its vector representation; each primitive has a lifted form built
  *     from one-SOAC kernels; conditionals split the index space, recursion becomes a
@@ -15,6 +17,7 @@
 #ifndef FLAN_H
 #define FLAN_H
 #include "lcu.h"
+#include "mono.h"
 #include "nesl.h"
 #include <stdbool.h>
 
@@ -37,10 +40,9 @@ const FlTy *flan_ty_pair(const FlTy *a, const FlTy *b);
  * identity, or (a closure made in an apply-to-each) the element's index there. */
 const FlTy *flan_ty_fn(int fnid);
 int flan_ty_has_fn(const FlTy *t);
-/* The ground type of t with TY_GEN i and the type variable gvars[i] (a generic
- * function's, NlDecl.gvars) standing for sub[i]; NULL for a function type (which the
- * slice does not flatten). Any other unbound type variable is int. */
-const FlTy *flan_ty_of(NlType *t, NlType *const *gvars, const FlTy *const *sub, int nsub);
+/* The flat type of a ground NESL type (a monomorphic program's, compiler/mono/: a type
+ * variable left is int); NULL for a function type whose identity is not known. */
+const FlTy *flan_ty_of(NlType *t);
 int flan_ty_is_base(const FlTy *t);
 LcuTypeKind flan_ty_lcu_base(const FlTy *t);
 
@@ -70,10 +72,11 @@ int flan_fn_registered(int i);
 
 /* --------------------------------------------------------- flan_lower.c */
 typedef struct FlProgram FlProgram;
-/* A λcu program for one runnable top-level form (D_EXPR or D_BIND): main's
- * parameters are the components of the earlier top-level values it reads, its result
- * the components of the form's value. NULL after an error (printed: a construct the
- * flattener does not support yet is an internal error, exit 3). */
+/* A λcu program for one runnable top-level form (D_EXPR or D_BIND), d its copy that
+ * mono_add made: main's parameters are the components of the earlier top-level values
+ * it reads, its result the components of the form's value. The functions it calls are
+ * mono's (mono_callee). NULL after an error (printed: a construct the flattener does
+ * not support yet is an internal error, exit 3). */
 struct FlProgram {
   LcuProgram *lcu;
   int nglobals;       /* top-level values read, in main's parameter order */
@@ -81,13 +84,14 @@ struct FlProgram {
   const FlTy **gtys;  /* their types */
   const FlTy *result; /* the form's value type */
 };
-FlProgram *flan_lower_form(NlEnv *env, NlDecl *d);
+FlProgram *flan_lower_form(NlEnv *env, MonoProgram *mono, NlDecl *d);
 void flan_program_free(FlProgram *fp);
 
 /* ----------------------------------------------------------- flan_opt.c */
 /* The Flan optimiser on a checked program of the flattener (constants into kernels,
- * shapes and common subexpressions by value numbering, dead code); checks it again.
- * Returns 0, or -1 after a bug (the checker's messages printed). */
+ * shapes and common subexpressions by value numbering, dead code). Returns 0, or -1
+ * after a bug. The result is not checked yet: lcu_check is the `lcu` stage's checker,
+ * which the driver runs after it (compiler/driver/stages.c). */
 typedef struct {
   int rounds, changes;
   int kernels_before, kernels_after;

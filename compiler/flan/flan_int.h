@@ -61,15 +61,13 @@ typedef struct {
 
 typedef struct {
   NlEnv *env;
+  MonoProgram *mono; /* what each call runs: its instance (mono_callee) */
   LcuProgram *p;
   NzArena *a;
   int counter;
   /* the function being compiled */
   FlVal *slots;
   int nslots;
-  const FlTy **sub;
-  NlType **gvars;
-  int nsub;
   FlCtx *ctx;
   FlBlk *blk;
   NzLoc uloc; /* where a fault in the code being compiled is reported */
@@ -77,15 +75,12 @@ typedef struct {
   bool in_main;
   bool in_lifted_fn; /* compiling a lifted instance (its own context has n rows) */
   NZ_VEC(FlInst) insts;
-  NZ_VEC(NlDecl *) inlining;
+  NZ_VEC(const NlDecl *) inlining; /* the source functions being lowered (recursion) */
   NZ_VEC(FlCache) shapes;
   /* lambdas met so far: identity, expression, and the types of the code around it */
   NZ_VEC(struct FlLambda {
     int fnid;
     NlExpr *e;
-    const FlTy **sub;
-    NlType **gvars;
-    int nsub;
     FlVal **ups; /* the frames around it, innermost first (a copy, as at run time) */
     int nups;
     FlCtx *ctx; /* made in this context: its tag is the element's index there */

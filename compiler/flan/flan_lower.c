@@ -1,6 +1,6 @@
-/* flan_lower.c — NESL forms to λcu: monomorphisation on the fly, flattening of
- * apply-to-each into contexts of lifted values, CPU functions for scalar control and
- * recursion (flan.h; compiler/flan/README.md). */
+/* flan_lower.c — monomorphic NESL forms (compiler/mono/) to λcu: functions inlined or
+ * made CPU functions, flattening of apply-to-each into contexts of lifted values, CPU
+ * functions for scalar control and recursion (flan.h; compiler/flan/README.md). */
 #include "flan_int.h"
 
 /* ------------------------------------------------------------ utilities */
@@ -39,7 +39,7 @@ LcuExpr *flan_v(Fl *F, FlComp c) { return lcu_var(F->p, c.name, F->uloc); }
  * (lower_each_serial). Found while lowering, so the form is lowered again with what was
  * learnt: the apply-to-each expressions to run one by one, the functions that draw. */
 static NZ_VEC(NlExpr *) serial_each;
-static NZ_VEC(NlDecl *) draw_decls;
+static NZ_VEC(const NlDecl *) draw_decls; /* source functions */
 
 static bool in_set(void *const *v, int n, const void *x) {
   for (int i = 0; i < n; i++)
@@ -242,7 +242,7 @@ static void bind_expr(Fl *F, NlPat *q, NlExpr *e) {
 }
 
 static const FlTy *ty(Fl *F, NlType *t, NzLoc loc) {
-  const FlTy *r = flan_ty_of(t, F->gvars, F->sub, F->nsub);
+  const FlTy *r = flan_ty_of(t);
   if (!r) flan_unsupported(F, loc, "a value of function type");
   return r;
 }
@@ -426,7 +426,7 @@ static FlVal lower(Fl *F, NlExpr *e) {
   case E_EACH: return lower_each(F, e);
   case E_LAMBDA: {
     const FlTy *t = ty(F, e->ty, e->loc);
-    struct FlLambda l = {t->fnid, e, F->sub, F->gvars, F->nsub, NULL, F->nups + 1, F->ctx, NULL};
+    struct FlLambda l = {t->fnid, e, NULL, F->nups + 1, F->ctx, NULL};
     l.ups = NZ_NEWN(F->a, FlVal *, l.nups);
     l.ups[0] = NZ_NEWN(F->a, FlVal, F->nslots > 0 ? F->nslots : 1);
     memcpy(l.ups[0], F->slots, sizeof(FlVal) * (size_t)F->nslots);
@@ -853,9 +853,6 @@ static void bound_unuse(NlExpr *e, bool *used, int nslots) {
 typedef struct {
   FlVal *slots;
   int nslots;
-  const FlTy **sub;
-  int nsub;
-  NlType **gvars;
   NzLoc uloc;
   FlVal **ups;
   int nups;
@@ -863,15 +860,12 @@ typedef struct {
 } FlFrame;
 
 static FlFrame frame_save(const Fl *F) {
-  return (FlFrame){F->slots, F->nslots, F->sub, F->nsub, F->gvars, F->uloc, F->ups, F->nups, F->fn_name};
+  return (FlFrame){F->slots, F->nslots, F->uloc, F->ups, F->nups, F->fn_name};
 }
 
 static void frame_restore(Fl *F, const FlFrame *s) {
   F->slots = s->slots;
   F->nslots = s->nslots;
-  F->sub = s->sub;
-  F->nsub = s->nsub;
-  F->gvars = s->gvars;
   F->uloc = s->uloc;
   F->ups = s->ups;
   F->nups = s->nups;
@@ -1155,16 +1149,15 @@ static void leaf_pats(NlPat *q, NlPat **out, int *k) {
   } else leaf_pats(q->a, out, k);
 }
 
-/* The λcu function for decl with its type variables bound to sub; lifted leaves in
- * mask (then its first parameter is the context's size); then the parameters xp, what
- * the closures F->lambdas[lam0..] read (pass_lambdas, described by xkey). */
-static const char *instance(Fl *F, NlDecl *d, const FlTy **sub, int nsub, uint64_t mask,
-                            const FlTy *rt, NzLoc uloc, int nxp, const LcuBinder *xp, const char *xkey, int lam0) {
+/* The λcu function for d (mono's definition of what the call of source function src
+ * runs); lifted leaves in mask (then its first parameter is the context's size); then
+ * the parameters xp, what the closures F->lambdas[lam0..] read (pass_lambdas, described
+ * by xkey). */
+static const char *instance(Fl *F, NlDecl *d, const NlDecl *src, uint64_t mask, const FlTy *rt, NzLoc uloc, int nxp,
+                            const LcuBinder *xp, const char *xkey, int lam0) {
   bool user = d->body && d->body->user;
   NzBuf key = {0};
-  nz_buf_printf(&key, "%s/%d|", d->name, d->global);
-  for (int i = 0; i < nsub; i++) nz_buf_printf(&key, "%s;", sub[i] ? sub[i]->key : "?");
-  nz_buf_printf(&key, "|%llx", (unsigned long long)mask);
+  nz_buf_printf(&key, "%p|%llx", (void *)d, (unsigned long long)mask);
   if (xkey[0]) nz_buf_printf(&key, "|%s", xkey);
   if (!user && uloc.src) nz_buf_printf(&key, "|%s:%d:%d", uloc.src->name, uloc.line, uloc.col);
   const char *k = nz_intern_cstr(key.s);
@@ -1172,7 +1165,7 @@ static const char *instance(Fl *F, NlDecl *d, const FlTy **sub, int nsub, uint64
   for (int i = 0; i < F->insts.n; i++)
     if (F->insts.v[i].key == k) return F->insts.v[i].fname;
   NzBuf nm = {0};
-  for (const char *s = d->name; *s; s++) nz_buf_putc(&nm, (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || (*s >= 'A' && *s <= 'Z') ? *s : '_');
+  for (const char *s = src->name; *s; s++) nz_buf_putc(&nm, (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || (*s >= 'A' && *s <= 'Z') ? *s : '_');
   if (mask) nz_buf_puts(&nm, "_lifted");
   const char *fname = flan_fresh(F, nm.s[0] == '_' ? nm.s + 1 : nm.s);
   nz_buf_free(&nm);
@@ -1183,20 +1176,16 @@ static const char *instance(Fl *F, NlDecl *d, const FlTy **sub, int nsub, uint64
   Fl saved = *F;
   F->nslots = d->nslots;
   F->slots = NZ_NEWN(F->a, FlVal, d->nslots > 0 ? d->nslots : 1);
-  F->sub = NZ_NEWN(F->a, const FlTy *, nsub > 0 ? nsub : 1);
-  memcpy(F->sub, sub, sizeof(const FlTy *) * (size_t)nsub);
-  F->nsub = nsub;
-  F->gvars = d->gvars;
   F->blk = blk_new(F);
   F->ctx = NULL;
   F->in_main = false;
   F->in_lifted_fn = mask != 0;
   F->ups = NULL;
   F->nups = 0;
-  F->fn_name = d->name;
+  F->fn_name = src->name;
   F->fn_draws = false;
   F->lam_base = lam0;
-  nz_vec_push(F->inlining, d);
+  nz_vec_push(F->inlining, src);
   if (user) F->uloc = d->body->loc;
   else F->uloc = uloc;
   LcuFunc *fn = lcu_func_add(F->p, fname, d->loc);
@@ -1244,9 +1233,9 @@ static const char *instance(Fl *F, NlDecl *d, const FlTy **sub, int nsub, uint64
   for (int i = 0; i < F->insts.n; i++)
     if (F->insts.v[i].key == k) F->insts.v[i].draws = drew;
   restore_caller(F, &saved);
-  if (drew && !in_set((void *const *)draw_decls.v, draw_decls.n, d)) {
+  if (drew && !in_set((void *const *)draw_decls.v, draw_decls.n, src)) {
     /* calls made before this was known (its own, inside contexts) must know it */
-    nz_vec_push(draw_decls, d);
+    nz_vec_push(draw_decls, src);
     longjmp(F->fail, 2);
   }
   return fname;
@@ -1264,14 +1253,13 @@ static void arg_leaves(Fl *F, NlPat *q, NlExpr *e, FlVal *out, int *k) {
   }
 }
 
-static FlVal call_user(Fl *F, NlExpr *e, NlDecl *d, const FlTy **given) {
-  const FlTy **sub = NZ_NEWN(F->a, const FlTy *, d->ngvars > 0 ? d->ngvars : 1);
-  NlExpr *fe = e->a;
-  for (int i = 0; i < d->ngvars && given; i++) sub[i] = given[i] ? given[i] : flan_ty_base(FT_INT);
-  for (int i = 0; i < d->ngvars && !given; i++)
-    /* a recursive call inside the function's own body is monomorphic: its variables
-     * stand for what they stand for in the instance being compiled */
-    sub[i] = fe->inst && i < fe->ninst && fe->inst[i] ? ty(F, fe->inst[i], e->loc) : ty(F, d->gvars[i], e->loc);
+/* A call of source function src (the definition its name has now, NESL.md 4.6) at the
+ * type arguments targs (its global's TY_GEN 0..ntargs-1): inlined, or a call of a CPU
+ * function, either way the code of mono's definition of it (mono_callee). The source
+ * function is what recursion and random draws are known by (its instances share that). */
+static FlVal call_user(Fl *F, NlExpr *e, const NlDecl *src, NlType **targs, int ntargs) {
+  NlDecl *d = mono_callee(F->mono, src, targs, ntargs);
+  if (!d) flan_unsupported(F, e->loc, "%s has no monomorphic definition at this type", src->name);
   int nl = count_leaves(d->pat);
   if (nl > 64) flan_unsupported(F, e->loc, "a function with more than 64 parameters");
   FlVal *lv = NZ_NEWN(F->a, FlVal, nl);
@@ -1287,23 +1275,20 @@ static FlVal call_user(Fl *F, NlExpr *e, NlDecl *d, const FlTy **given) {
   /* A function that is not recursive (not already being inlined) is inlined: its
    * body is lowered in the caller's context, so that fusion sees across the call. */
   bool rec = F->inlining.n >= 48;
-  for (int i = 0; i < F->inlining.n && !rec; i++) rec = F->inlining.v[i] == d;
+  for (int i = 0; i < F->inlining.n && !rec; i++) rec = F->inlining.v[i] == src;
   if (!rec) {
     FlFrame saved = frame_save(F);
-    F->fn_name = d->name;
+    F->fn_name = src->name;
     F->ups = NULL;
     F->nups = 0;
     F->nslots = d->nslots;
     F->slots = NZ_NEWN(F->a, FlVal, d->nslots > 0 ? d->nslots : 1);
-    F->sub = sub;
-    F->nsub = d->ngvars;
-    F->gvars = d->gvars;
     if (d->body->user) F->uloc = d->body->loc;
     NlPat **lp = NZ_NEWN(F->a, NlPat *, nl);
     int kk = 0;
     leaf_pats(d->pat, lp, &kk);
     for (int i = 0; i < nl; i++) bind_pat(F, lp[i], lv[i]);
-    nz_vec_push(F->inlining, d);
+    nz_vec_push(F->inlining, src);
     FlVal r = lower(F, d->body);
     F->inlining.n--;
     frame_restore(F, &saved);
@@ -1327,9 +1312,9 @@ static FlVal call_user(Fl *F, NlExpr *e, NlDecl *d, const FlTy **given) {
   nz_vec_free(xav);
   nz_buf_free(&kb);
   if (!one) flan_unsupported(F, e->loc, several_closures);
-  const char *fname = instance(F, d, sub, d->ngvars, mask, rt, F->uloc, nxp, xp, xkey, lam0);
+  const char *fname = instance(F, d, src, mask, rt, F->uloc, nxp, xp, xkey, lam0);
   F->lambdas.n = lam0; /* the copies, and the closures made inside, name its variables */
-  bool drew = in_set((void *const *)draw_decls.v, draw_decls.n, d);
+  bool drew = in_set((void *const *)draw_decls.v, draw_decls.n, src);
   for (int i = 0; i < F->insts.n && !drew; i++) drew = F->insts.v[i].fname == fname && F->insts.v[i].draws;
   if (drew) flan_note_draw(F, F->ctx ? 2 : 0); /* per element: only one by one keeps the order */
   NZ_VEC(LcuExpr *) args = {0};
@@ -1400,30 +1385,6 @@ static int outer_rows(Fl *F, NlExpr *x, FlVal *src, FlComp *map) {
   return 1;
 }
 
-/* Binds the TY_GEN variables of generic type gen by matching it against t. */
-static void match_ty(NlType *gen, const FlTy *t, const FlTy **sub, int nsub) {
-  gen = nesl_type_resolve(gen);
-  if (!gen || !t) return;
-  switch (gen->k) {
-  case TY_GEN:
-    if (gen->id < nsub && !sub[gen->id]) sub[gen->id] = t;
-    return;
-  case TY_SEQ:
-    if (t->k == FT_SEQ) match_ty(gen->a, t->a, sub, nsub);
-    return;
-  case TY_PAIR:
-    if (t->k == FT_PAIR) {
-      match_ty(gen->a, t->a, sub, nsub);
-      match_ty(gen->b, t->b, sub, nsub);
-    }
-    return;
-  case TY_FUN:
-    if (gen->fnid) match_ty(gen->fnid, t, sub, nsub);
-    return;
-  default: return;
-  }
-}
-
 /* The newest global function whose type has identity fnid (NESL.md 3.4), or NULL. */
 static NlGlobal *fn_global(NlEnv *env, int fnid) {
   for (int gi = env->globals.n - 1; gi >= 0; gi--) {
@@ -1447,16 +1408,13 @@ static void register_fns(Fl *F, const FlTy *t, NzLoc loc) {
   flan_fn_register(t->fnid, g->val);
 }
 
-/* Whether named function g (its identity fnid) can be called with an argument of
- * type at, giving rt. */
-static bool fits_call(NlGlobal *g, const FlTy *at, const FlTy *rt) {
-  NlType *gt = nesl_type_resolve(g->ty);
-  if (!gt || gt->k != TY_FUN || g->val.k != V_FN) return false;
-  enum { NSUB = 32 };
-  const FlTy *sub[NSUB] = {0};
-  match_ty(gt->a, at, sub, NSUB);
-  match_ty(gt->b, rt, sub, NSUB);
-  return flan_ty_of(gt->a, NULL, sub, NSUB) == at && flan_ty_of(gt->b, NULL, sub, NSUB) == rt;
+/* Named function g called with an argument of type at giving rt: its type arguments
+ * (args, sized mono_ngen(g->ty)), or false if it cannot be. */
+static bool fits_call(Fl *F, NlGlobal *g, NlType *at, NlType *rt, NlType ***args, int *nargs) {
+  if (g->val.k != V_FN) return false;
+  *nargs = mono_ngen(g->ty);
+  *args = NZ_NEWN(F->a, NlType *, *nargs > 0 ? *nargs : 1);
+  return mono_match_call(g->ty, at, rt, *args, *nargs);
 }
 
 static NlExpr *syn_expr(Fl *F, NlExprKind k, NzLoc loc, NlType *t) {
@@ -1508,12 +1466,12 @@ static FlVal construct(Fl *F, NlExpr *e) {
  * lowered as such, so that a lifted call splits its rows by function. The last test is
  * a deferred check (lower_if_error) whose failure would be an internal error. */
 static FlVal call_dispatch(Fl *F, NlExpr *e, FlVal fv) {
-  const FlTy *at = ty(F, e->b->ty, e->loc), *rt = ty(F, e->ty, e->loc);
   NZ_VEC(int) ids = {0};
   for (int i = 0; i < flan_fn_nregistered(); i++) {
-    int id = flan_fn_registered(i);
+    int id = flan_fn_registered(i), nargs;
     NlGlobal *g = fn_global(F->env, id);
-    if (g && fits_call(g, at, rt)) nz_vec_push(ids, id);
+    NlType **args;
+    if (g && fits_call(F, g, e->b->ty, e->ty, &args, &nargs)) nz_vec_push(ids, id);
   }
   if (!ids.n) {
     nz_vec_free(ids);
@@ -1585,9 +1543,6 @@ static FlVal call_value(Fl *F, NlExpr *e) {
     FlFrame saved = frame_save(F);
     F->nslots = lam->nslots;
     F->slots = NZ_NEWN(F->a, FlVal, lam->nslots > 0 ? lam->nslots : 1);
-    F->sub = l->sub;
-    F->gvars = l->gvars;
-    F->nsub = l->nsub;
     F->ups = ups;
     F->nups = l->nups;
     bind_pat(F, lam->pats[0], arg);
@@ -1598,7 +1553,6 @@ static FlVal call_value(Fl *F, NlExpr *e) {
   /* a named function: the newest global of that identity */
   NlGlobal *g = fn_global(F->env, fv.t->fnid);
   if (g) {
-    NlType *gt = nesl_type_resolve(g->ty);
     NlFn *fn = g->val.fn;
     const FlTy *rt = ty(F, e->ty, e->loc);
     if (fn->k == FN_PRIM) {
@@ -1617,11 +1571,11 @@ static FlVal call_value(Fl *F, NlExpr *e) {
     }
     if (fn->k == FN_CON) return construct(F, e);
     NlDecl *d = fn->decl;
-    if (!d || !d->body) flan_unsupported(F, e->loc, "calling this function value");
-    const FlTy **sub = NZ_NEWN(F->a, const FlTy *, d->ngvars > 0 ? d->ngvars : 1);
-    match_ty(gt->a, ty(F, e->b->ty, e->loc), sub, d->ngvars);
-    match_ty(gt->b, rt, sub, d->ngvars);
-    return call_user(F, e, d, sub);
+    NlType **args;
+    int nargs;
+    if (!d || !d->body || !fits_call(F, g, e->b->ty, e->ty, &args, &nargs))
+      flan_unsupported(F, e->loc, "calling this function value");
+    return call_user(F, e, d, args, nargs);
   }
   flan_unsupported(F, e->loc, "calling this function value");
 }
@@ -1666,7 +1620,7 @@ static FlVal call(Fl *F, NlExpr *e) {
   case FN_CON: r = construct(F, e); break;
   case FN_USER:
     if (!fn->decl->body) flan_unsupported(F, e->loc, "%s has no definition", g->name);
-    r = call_user(F, e, fn->decl, NULL);
+    r = call_user(F, e, fn->decl, fe->inst, fe->ninst);
     break;
   default: flan_unsupported(F, e->loc, "calling a function value");
   }
@@ -1760,9 +1714,10 @@ static FlVal global_val(Fl *F, int g, NlExpr *e) {
  * into one (nessie emit). */
 static int name_counter;
 
-FlProgram *flan_lower_form(NlEnv *env, NlDecl *d) {
+FlProgram *flan_lower_form(NlEnv *env, MonoProgram *mono, NlDecl *d) {
   Fl *F = nz_xcalloc(1, sizeof *F);
   F->env = env;
+  F->mono = mono;
   F->counter = name_counter;
   F->a = nz_arena_new();
   F->p = lcu_program_new(d->loc.src);
@@ -1833,7 +1788,7 @@ FlProgram *flan_lower_form(NlEnv *env, NlDecl *d) {
   free(F);
   if (rc == 2) { /* learnt how rand must be lowered here: again (flan_note_draw) */
     name_counter = start;
-    return flan_lower_form(env, d);
+    return flan_lower_form(env, mono, d);
   }
   return fp;
 }

@@ -1170,7 +1170,6 @@ int flan_opt(LcuProgram *p, FlOptStats *st) {
     s.changes += o.changes;
     if (!o.changes) break;
   }
-  if (rc == 0 && lcu_check(p) != 0) rc = -1; /* the invariant checker after the passes */
   s.kernels_after = p->nkernels;
   if (st) *st = s;
   nz_scope_free(&o.vars), nz_scope_free(&o.kidx), nz_scope_free(&o.fidx);

@@ -47,7 +47,8 @@ LcuTypeKind flan_ty_lcu_base(const FlTy *t) {
   }
 }
 
-const FlTy *flan_ty_of(NlType *t, NlType *const *gvars, const FlTy *const *sub, int nsub) {
+/* args: a datatype's type arguments, what its fields' TY_GEN i stand for */
+static const FlTy *ty_of(NlType *t, const FlTy *const *args, int nargs) {
   t = nesl_type_resolve(t);
   if (!t) return flan_ty_base(FT_INT);
   switch (t->k) {
@@ -56,35 +57,34 @@ const FlTy *flan_ty_of(NlType *t, NlType *const *gvars, const FlTy *const *sub, 
   case TY_BOOL: return flan_ty_base(FT_BOOL);
   case TY_CHAR: return flan_ty_base(FT_CHAR);
   case TY_SEQ: {
-    const FlTy *a = flan_ty_of(t->a, gvars, sub, nsub);
+    const FlTy *a = ty_of(t->a, args, nargs);
     return a ? flan_ty_seq(a) : NULL;
   }
   case TY_FUN: {
     if (!t->fnid) return flan_ty_fn(-1); /* a datatype field: any function of its type */
-    const FlTy *id = t->fnid ? flan_ty_of(t->fnid, gvars, sub, nsub) : NULL;
+    const FlTy *id = ty_of(t->fnid, args, nargs);
     return id && id->k == FT_FN ? id : NULL;
   }
   case TY_FNID: return flan_ty_fn(t->id);
   case TY_PAIR: {
-    const FlTy *a = flan_ty_of(t->a, gvars, sub, nsub), *b = flan_ty_of(t->b, gvars, sub, nsub);
+    const FlTy *a = ty_of(t->a, args, nargs), *b = ty_of(t->b, args, nargs);
     return a && b ? flan_ty_pair(a, b) : NULL;
   }
   case TY_DATA: {
-    const FlTy *args[t->nargs > 0 ? t->nargs : 1];
+    const FlTy *fa[t->nargs > 0 ? t->nargs : 1];
     for (int i = 0; i < t->nargs; i++)
-      if (!(args[i] = flan_ty_of(t->args[i], gvars, sub, nsub))) return NULL;
-    return flan_ty_of(t->dt->fields, NULL, args, t->nargs);
+      if (!(fa[i] = ty_of(t->args[i], args, nargs))) return NULL;
+    return ty_of(t->dt->fields, fa, t->nargs);
   }
   case TY_GEN:
-    if (t->id < nsub && sub[t->id]) return sub[t->id];
+    if (t->id < nargs && args[t->id]) return args[t->id];
     return flan_ty_base(FT_INT);
-  case TY_VAR:
-    for (int i = 0; gvars && i < nsub; i++)
-      if (nesl_type_resolve(gvars[i]) == t && sub[i]) return sub[i];
-    return flan_ty_base(FT_INT);
+  case TY_VAR: return flan_ty_base(FT_INT);
   default: return NULL;
   }
 }
+
+const FlTy *flan_ty_of(NlType *t) { return ty_of(t, NULL, 0); }
 
 int flan_ncomp(const FlTy *t, bool vec) {
   switch (t->k) {

@@ -33,12 +33,17 @@ typedef struct {
   int global; /* the named function it is, or -1 (a lambda) */
 } FnName;
 
-typedef struct {
+/* The pass's state, kept in the program between mono_add calls (MonoProgram.st). */
+typedef struct MonoState {
   MonoProgram *p;
   NlEnv *env;
   NlType *t_int;
   NZ_VEC(NameUse) names;
   NZ_VEC(FnName) fnames; /* which function each TY_FNID is (for instance names) */
+  int noted;             /* env->globals[0..noted) are in fnames */
+  NzScopeIndex keys;     /* entry i: insts[i]'s key (mono_find) */
+  int made;              /* insts[0..made) have their definitions */
+  NZ_VEC(struct MonoCopy { const NlDecl *orig; NlDecl *copy; }) copies; /* mono_add's functions */
   bool in_basis; /* copying a basis function's body */
   bool failed;
 } M;
@@ -201,6 +206,14 @@ bool mono_match(NlType *g, NlType *t, NlType **args, int nargs) {
   return match_rec(g, t, args, set, nargs);
 }
 
+bool mono_match_call(NlType *g, NlType *arg, NlType *res, NlType **args, int nargs) {
+  g = R(g);
+  if (!g || g->k != TY_FUN) return false;
+  bool set[nargs > 0 ? nargs : 1];
+  memset(set, 0, sizeof set);
+  return match_rec(g->a, arg, args, set, nargs) && match_rec(g->b, res, args, set, nargs);
+}
+
 static bool fnid_fits(NlType *want, NlType *t) {
   want = want ? R(want) : NULL;
   t = t ? R(t) : NULL;
@@ -283,9 +296,7 @@ const char *mono_key(int global, NlType **args, int nargs) {
 }
 
 int mono_find(const MonoProgram *p, const char *key) {
-  for (int i = p->insts.n - 1; i >= 0; i--)
-    if (p->insts.v[i].key == key) return i;
-  return -1;
+  return nz_scope_find(&p->st->keys, key, p->st->keys.n); /* keys are interned */
 }
 
 static int fn_global(M *m, int id) {
@@ -482,6 +493,7 @@ static int request(M *m, int g, NlType **args, int n) {
   in.ty = mono_subst_gen(p->arena, m->env->globals.v[g].ty, in.args, n);
   in.basis = g < m->env->nbasis;
   nz_vec_push(p->insts, in);
+  nz_scope_push(&m->keys, key);
   int r = p->insts.n - 1;
   /* a later same-typed redefinition replaces g also where g is called: its copy too */
   for (int h = g + 1; h < m->env->globals.n; h++)
@@ -675,9 +687,10 @@ static void note_lambdas(M *m, const NlExpr *e) {
     for (int i = 0; i < e->n; i++) note_lambdas(m, e->xs[i]);
 }
 
-static void note_names(M *m, NlDecl **ds, int n) {
+/* The named functions among the globals defined since the last call. */
+static void note_globals(M *m) {
   NlEnv *env = m->env;
-  for (int g = 0; g < env->globals.n; g++) {
+  for (int g = m->noted; g < env->globals.n; g++) {
     NlType *t = R(env->globals.v[g].ty);
     NlType *f = t && t->k == TY_FUN && t->fnid ? R(t->fnid) : NULL;
     if (f && f->k == TY_FNID) {
@@ -686,6 +699,11 @@ static void note_names(M *m, NlDecl **ds, int n) {
     }
     if (g < env->nbasis && has_body(env, g)) note_lambdas(m, env->globals.v[g].decl->body);
   }
+  m->noted = env->globals.n;
+}
+
+static void note_names(M *m, NlDecl **ds, int n) {
+  note_globals(m);
   for (int i = 0; i < n; i++)
     if (ds[i]->k == D_FUN || ds[i]->k == D_BIND || ds[i]->k == D_EXPR) note_lambdas(m, ds[i]->body);
 }
@@ -839,37 +857,91 @@ static void order_forms(M *m, NlDecl **ds, int n, NlDecl **copy) {
   free(callpos);
 }
 
-MonoProgram *mono_program(NlEnv *env, NlDecl **ds, int n) {
+MonoProgram *mono_new(NlEnv *env) {
   MonoProgram *p = nz_xcalloc(1, sizeof *p);
   p->env = env;
   p->arena = nz_arena_new();
-  M m = {0};
-  m.p = p;
-  m.env = env;
-  m.t_int = ty_new(p->arena, TY_INT);
-  note_names(&m, ds, n);
+  M *m = p->st = nz_xcalloc(1, sizeof *m);
+  m->p = p;
+  m->env = env;
+  m->t_int = ty_new(p->arena, TY_INT);
+  return p;
+}
+
+/* Makes the instances asked for so far (each copy may ask for more); in the pipeline's
+ * use (forms), each becomes a form as it is made. */
+static void make_instances(M *m, bool forms) {
+  for (; m->made < m->p->insts.n && !m->failed; m->made++) {
+    make_instance(m, m->made);
+    if (forms && !m->failed) add_form(m->p, MF_INST, m->p->insts.v[m->made].decl, m->made);
+  }
+}
+
+MonoProgram *mono_program(NlEnv *env, NlDecl **ds, int n) {
+  MonoProgram *p = mono_new(env);
+  M *m = p->st;
+  note_names(m, ds, n);
   /* the forms: monomorphic copies, or kept */
   NlDecl **copy = nz_xcalloc((size_t)(n ? n : 1), sizeof *copy);
   for (int i = 0; i < n; i++) {
     NlDecl *d = ds[i];
     bool mono = (d->k == D_FUN && d->body && !is_generic_fun(env, d)) ||
                 ((d->k == D_BIND || d->k == D_EXPR) && d->ty && mono_ngen(d->ty) == 0);
-    if (mono) copy[i] = copy_form(&m, d);
+    if (mono) copy[i] = copy_form(m, d);
   }
-  for (int i = 0; i < p->insts.n && !m.failed; i++) make_instance(&m, i);
-  if (!m.failed) order_forms(&m, ds, n, copy);
+  make_instances(m, false);
+  if (!m->failed) order_forms(m, ds, n, copy);
   free(copy);
-  nz_vec_free(m.names);
-  nz_vec_free(m.fnames);
-  if (m.failed) {
+  if (m->failed) {
     mono_free(p);
     return NULL;
   }
   return p;
 }
 
+NlDecl *mono_add(MonoProgram *p, NlDecl *d) {
+  M *m = p->st;
+  if (m->failed) return NULL;
+  note_globals(m);
+  if (d->k == D_FUN || d->k == D_BIND || d->k == D_EXPR) note_lambdas(m, d->body);
+  NlDecl *c = NULL;
+  /* a runnable form is copied also when its own type is generic (mono_program keeps it
+     for its printed type): the flattener lowers the copy, every type made ground */
+  if ((d->k == D_FUN && d->body && !is_generic_fun(m->env, d)) || ((d->k == D_BIND || d->k == D_EXPR) && d->body)) {
+    c = copy_form(m, d);
+    if (d->k == D_FUN) {
+      struct MonoCopy x = {d, c};
+      nz_vec_push(m->copies, x);
+    }
+  }
+  add_form(p, c ? MF_MONO : MF_KEEP, c ? c : d, -1);
+  make_instances(m, true);
+  return m->failed ? NULL : c ? c : d;
+}
+
+NlDecl *mono_callee(MonoProgram *p, const NlDecl *decl, NlType **args, int nargs) {
+  M *m = p->st;
+  if (m->failed || !decl || decl->k != D_FUN || !decl->body || decl->global < 0) return NULL;
+  int g = decl->global, n = mono_ngen(m->env->globals.v[g].ty);
+  if (n == 0 && g >= m->env->nbasis) { /* a user function: its form's copy */
+    for (int i = m->copies.n - 1; i >= 0; i--)
+      if (m->copies.v[i].orig == decl) return m->copies.v[i].copy;
+    return NULL;
+  }
+  if (n != nargs) return NULL;
+  int i = request(m, g, args, n); /* a non-generic basis function: its copy NAME__basis */
+  make_instances(m, true);
+  return i < 0 || m->failed ? NULL : p->insts.v[i].decl;
+}
+
 void mono_free(MonoProgram *p) {
   if (!p) return;
+  M *m = p->st;
+  nz_vec_free(m->names);
+  nz_vec_free(m->fnames);
+  nz_vec_free(m->copies);
+  nz_scope_free(&m->keys);
+  free(m);
   nz_vec_free(p->insts);
   nz_vec_free(p->forms);
   nz_arena_free(p->arena);

@@ -41,18 +41,39 @@ typedef struct {
   int inst;
 } MonoForm;
 
+typedef struct MonoState MonoState;
 typedef struct {
   NlEnv *env;      /* the checked program's environment (globals, datatypes) */
   NzArena *arena;  /* the copies and their types */
   NZ_VEC(MonoInst) insts;
-  NZ_VEC(MonoForm) forms; /* in program order: basis instances first */
+  NZ_VEC(MonoForm) forms; /* mono_program: in program order, basis instances first;
+                             mono_add: as made (each instance right after it is made) */
+  MonoState *st;   /* the pass's state (mono.c) */
+  int checked_insts, checked_forms; /* mono_check_new has checked insts, forms [0, these) */
 } MonoProgram;
 
 /* Monomorphises the checked forms ds[0..n) of env (D_LOAD forms already expanded in
- * place). NULL after an error (a message printed): a polymorphic recursion that makes
- * instances without end. */
+ * place), in print order (`emit --stage=mono`). NULL after an error (a message
+ * printed): a polymorphic recursion that makes instances without end. */
 MonoProgram *mono_program(NlEnv *env, NlDecl **ds, int n);
 void mono_free(MonoProgram *p);
+
+/* The pipeline's use (compiler/driver/cmd_nesl.c): the forms one at a time, each as it
+ * is checked, and the flattener (compiler/flan/) asks for what each call runs. */
+MonoProgram *mono_new(NlEnv *env);
+/* Monomorphises the next checked form d: returns its copy for a runnable form (also one
+ * whose own type is generic: every free type variable becomes int) or a non-generic
+ * function, else d itself (kept); the instances the copy calls are made. NULL after an
+ * error (a message printed). */
+NlDecl *mono_add(MonoProgram *p, NlDecl *d);
+/* The monomorphic definition that a call of decl (a user or basis function with a body)
+ * runs at the type arguments args (ground types of its global's TY_GEN 0..nargs-1, a
+ * reference's NlExpr.inst in a copy): the instance, made now if need be; for a
+ * non-generic function (nargs 0) its form's copy, or for a basis one its copy
+ * NAME__basis. Made now: decl may be a same-typed redefinition (NESL.md 4.6) that came
+ * after the copy that calls it. NULL if there is none (an error, or a function
+ * mono_add was not given). */
+NlDecl *mono_callee(MonoProgram *p, const NlDecl *decl, NlType **args, int nargs);
 /* Index of the instance with key, or -1. */
 int mono_find(const MonoProgram *p, const char *key);
 /* The interned key of (global, args). */
@@ -62,14 +83,19 @@ NlType *mono_subst_gen(NzArena *a, NlType *t, NlType **args, int nargs);
 /* Matches generic type g (TY_GEN i) against ground type t, filling args[i] (sized
  * max TY_GEN + 1, zeroed by the caller). False when they do not fit. */
 bool mono_match(NlType *g, NlType *t, NlType **args, int nargs);
+/* The same for a call of a function of generic type g with an argument of type arg
+ * giving res (the function's own identity not compared). */
+bool mono_match_call(NlType *g, NlType *arg, NlType *res, NlType **args, int nargs);
 int mono_ngen(NlType *t); /* max TY_GEN index + 1 */
 /* Structural equality of ground types; a NULL function identity on the side of want
  * (a datatype field's function type) accepts any. */
 bool mono_type_fits(NlType *want, NlType *t);
 
 /* mono_check.c: the invariants (compiler/mono/README.md). Returns the number of
- * violations; each is appended to err as one line. */
+ * violations; each is appended to err as one line. mono_check_new checks what was added
+ * since its last call (the pipeline's check after each form). */
 int mono_check(const MonoProgram *p, NzBuf *err);
+int mono_check_new(MonoProgram *p, NzBuf *err);
 
 /* mono_print.c: the program as NESL source (each instance preceded by a comment that
  * says what it specialises). */

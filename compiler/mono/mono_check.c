@@ -173,11 +173,12 @@ static void check_inst(K *k, int i) {
   check_expr(k, d->body);
 }
 
-int mono_check(const MonoProgram *p, NzBuf *err) {
+/* Instances [ifrom..) and forms [ffrom..): every instance among them defined once. */
+static int check_from(const MonoProgram *p, int ifrom, int ffrom, NzBuf *err) {
   K k = {p, err, 0, NULL};
-  for (int i = 0; i < p->insts.n; i++) check_inst(&k, i);
+  for (int i = ifrom; i < p->insts.n; i++) check_inst(&k, i);
   int ninst = 0;
-  for (int i = 0; i < p->forms.n; i++) {
+  for (int i = ffrom; i < p->forms.n; i++) {
     const MonoForm *f = &p->forms.v[i];
     if (f->k == MF_INST) ninst++;
     if (f->k != MF_MONO) continue;
@@ -189,9 +190,18 @@ int mono_check(const MonoProgram *p, NzBuf *err) {
     check_expr(&k, d->body);
   }
   k.where = "program";
-  if (ninst != p->insts.n) {
+  if (ninst != p->insts.n - ifrom) {
     NzLoc none = {0};
     fail(&k, none, "%s%s%s", "not every instance is defined exactly once", NULL, NULL);
   }
   return k.bad;
+}
+
+int mono_check(const MonoProgram *p, NzBuf *err) { return check_from(p, 0, 0, err); }
+
+int mono_check_new(MonoProgram *p, NzBuf *err) {
+  int bad = check_from(p, p->checked_insts, p->checked_forms, err);
+  p->checked_insts = p->insts.n;
+  p->checked_forms = p->forms.n;
+  return bad;
 }

@@ -227,6 +227,10 @@ int nesl_check_decl(NlEnv *env, NlDecl *d);
  * type; used for the primitive table. */
 NlType *nesl_type_from_string(NlEnv *env, const char *s);
 NlType *nesl_type_resolve(NlType *t); /* follow VAR bindings */
+/* nesl_verify.c: the invariants of checked form d (the `ast` stage's checker, `--check`):
+ * types everywhere, variables resolved into their frames or to globals. Returns the
+ * number of violations, each one line appended to err. */
+int nesl_verify_decl(const NlEnv *env, const NlDecl *d, NzBuf *err);
 
 /* ================= nesl_print.c: printing ================= */
 void nesl_type_str(NzBuf *b, NlType *t); /* NESL syntax, with ":: (a in number)" context */
