@@ -1149,6 +1149,75 @@ static void leaf_pats(NlPat *q, NlPat **out, int *k) {
   } else leaf_pats(q->a, out, k);
 }
 
+/* Whether source function src calls itself, through the named functions its body calls
+ * (the definitions the names have now, NESL.md 4.6). Calls of function values are not
+ * followed: recursion through them is met while inlining (F->inlining) instead. */
+static NZ_VEC(struct RecMemo { const NlDecl *d; bool rec; }) rec_memo; /* per form */
+
+typedef NZ_VEC(const NlDecl *) FlDecls;
+static FlDecls unrolled; /* recursive functions whose first level a main inlined */
+
+static bool reaches(Fl *F, const NlExpr *e, const NlDecl *target, FlDecls *seen) {
+  if (!e) return false;
+  if (e->k == E_CALL && e->a->k == E_VAR && e->a->vk == VK_GLOBAL) {
+    const NlGlobal *g = &F->env->globals.v[e->a->slot];
+    if (g->val.k == V_FN && g->val.fn->k == FN_USER && g->val.fn->decl && g->val.fn->decl->body) {
+      const NlDecl *d = g->val.fn->decl;
+      if (d == target) return true;
+      if (!in_set((void *const *)seen->v, seen->n, d)) {
+        nz_vec_push(*seen, d);
+        if (reaches(F, d->body, target, seen)) return true;
+      }
+    }
+  }
+  if (reaches(F, e->a, target, seen) || reaches(F, e->b, target, seen) || reaches(F, e->c, target, seen)) return true;
+  if (e->xs)
+    for (int i = 0; i < e->n; i++)
+      if (reaches(F, e->xs[i], target, seen)) return true;
+  return false;
+}
+
+/* The named functions used as values in e and in the bodies of the functions it calls
+ * by name, registered (flan_fn_register) before a recursive function's body is lowered:
+ * a dispatch on a datatype's function field (call_dispatch) early in the body must know
+ * those met later in it, which may reach it through the recursion. */
+static void register_values(Fl *F, const NlExpr *e, FlDecls *seen) {
+  if (!e) return;
+  if (e->k == E_VAR && e->vk == VK_GLOBAL) {
+    const NlGlobal *g = &F->env->globals.v[e->slot];
+    NlType *gt = g->val.k == V_FN ? nesl_type_resolve(g->ty) : NULL;
+    NlType *id = gt && gt->k == TY_FUN && gt->fnid ? nesl_type_resolve(gt->fnid) : NULL;
+    if (id && id->k == TY_FNID && id->id >= 0) flan_fn_register(id->id, g->val);
+    return;
+  }
+  if (e->k == E_CALL && e->a->k == E_VAR && e->a->vk == VK_GLOBAL) {
+    const NlGlobal *g = &F->env->globals.v[e->a->slot];
+    if (g->val.k == V_FN && g->val.fn->k == FN_USER && g->val.fn->decl && g->val.fn->decl->body &&
+        !in_set((void *const *)seen->v, seen->n, g->val.fn->decl)) {
+      nz_vec_push(*seen, g->val.fn->decl);
+      register_values(F, g->val.fn->decl->body, seen);
+    }
+    register_values(F, e->b, seen);
+    return;
+  }
+  register_values(F, e->a, seen);
+  register_values(F, e->b, seen);
+  register_values(F, e->c, seen);
+  if (e->xs)
+    for (int i = 0; i < e->n; i++) register_values(F, e->xs[i], seen);
+}
+
+static bool recursive_fn(Fl *F, const NlDecl *src) {
+  for (int i = 0; i < rec_memo.n; i++)
+    if (rec_memo.v[i].d == src) return rec_memo.v[i].rec;
+  FlDecls seen = {0};
+  bool rec = reaches(F, src->body, src, &seen);
+  nz_vec_free(seen);
+  struct RecMemo m = {src, rec};
+  nz_vec_push(rec_memo, m);
+  return rec;
+}
+
 /* The λcu function for d (mono's definition of what the call of source function src
  * runs); lifted leaves in mask (then its first parameter is the context's size); then
  * the parameters xp, what the closures F->lambdas[lam0..] read (pass_lambdas, described
@@ -1221,6 +1290,9 @@ static const char *instance(Fl *F, NlDecl *d, const NlDecl *src, uint64_t mask, 
   memcpy(fn->params, params.v, sizeof(LcuBinder) * (size_t)params.n);
   nz_vec_free(params);
   F->ctx = C;
+  FlDecls seen = {0};
+  register_values(F, d->body, &seen);
+  nz_vec_free(seen);
   FlVal r = lower(F, d->body);
   if (C) r = flan_lift(F, r, C);
   int n = nc(r);
@@ -1273,8 +1345,18 @@ static FlVal call_user(Fl *F, NlExpr *e, const NlDecl *src, NlType **targs, int 
     }
   const FlTy *rt = ty(F, e->ty, e->loc);
   /* A function that is not recursive (not already being inlined) is inlined: its
-   * body is lowered in the caller's context, so that fusion sees across the call. */
+   * body is lowered in the caller's context, so that fusion sees across the call. A
+   * recursive one is a call, except at its first call at the unlifted level of the
+   * forms' mains (the first in the program), where its first level is inlined (its arguments' sharing stays
+   * visible: barnes_hut's bh(ps, ps, box) ran 12 % faster under ilp-cg). Inlining the
+   * first level at every call site multiplied the code by the call sites (p3_karatsuba:
+   * 121,829 lines of C, 39,716 without), for little fusion: the body is behind the test
+   * that ends the recursion. */
   bool rec = F->inlining.n >= 48;
+  if (!rec && recursive_fn(F, src)) {
+    rec = !F->in_main || F->ctx || in_set((void *const *)unrolled.v, unrolled.n, src);
+    if (!rec) nz_vec_push(unrolled, src);
+  }
   for (int i = 0; i < F->inlining.n && !rec; i++) rec = F->inlining.v[i] == src;
   if (!rec) {
     FlFrame saved = frame_save(F);
@@ -1723,6 +1805,8 @@ FlProgram *flan_lower_form(NlEnv *env, MonoProgram *mono, NlDecl *d) {
   F->p = lcu_program_new(d->loc.src);
   FlProgram *fp = NULL;
   int start = name_counter;
+  rec_memo.n = 0; /* the names' definitions may have changed since the last form */
+  int nunrolled = unrolled.n;
   int rc = setjmp(F->fail);
   if (rc == 0) {
     F->nslots = d->nslots;
@@ -1788,6 +1872,7 @@ FlProgram *flan_lower_form(NlEnv *env, MonoProgram *mono, NlDecl *d) {
   free(F);
   if (rc == 2) { /* learnt how rand must be lowered here: again (flan_note_draw) */
     name_counter = start;
+    unrolled.n = nunrolled;
     return flan_lower_form(env, mono, d);
   }
   return fp;
