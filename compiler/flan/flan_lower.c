@@ -1149,69 +1149,65 @@ static void leaf_pats(NlPat *q, NlPat **out, int *k) {
   } else leaf_pats(q->a, out, k);
 }
 
-/* Whether source function src calls itself, through the named functions its body calls
- * (the definitions the names have now, NESL.md 4.6). Calls of function values are not
- * followed: recursion through them is met while inlining (F->inlining) instead. */
-static NZ_VEC(struct RecMemo { const NlDecl *d; bool rec; }) rec_memo; /* per form */
-
 typedef NZ_VEC(const NlDecl *) FlDecls;
-static FlDecls unrolled; /* recursive functions whose first level a main inlined */
 
-static bool reaches(Fl *F, const NlExpr *e, const NlDecl *target, FlDecls *seen) {
+/* Visits e's expressions and, once each, those of the user functions it calls by name
+ * (the definitions the names have now, NESL.md 4.6), until visit returns true. The
+ * name of a called function is not visited as a value. Calls of function values are
+ * not followed. */
+static bool walk_named(Fl *F, const NlExpr *e, FlDecls *seen, bool (*visit)(Fl *, const NlExpr *, void *), void *arg) {
   if (!e) return false;
-  if (e->k == E_CALL && e->a->k == E_VAR && e->a->vk == VK_GLOBAL) {
-    const NlGlobal *g = &F->env->globals.v[e->a->slot];
-    if (g->val.k == V_FN && g->val.fn->k == FN_USER && g->val.fn->decl && g->val.fn->decl->body) {
-      const NlDecl *d = g->val.fn->decl;
-      if (d == target) return true;
-      if (!in_set((void *const *)seen->v, seen->n, d)) {
-        nz_vec_push(*seen, d);
-        if (reaches(F, d->body, target, seen)) return true;
-      }
-    }
-  }
-  if (reaches(F, e->a, target, seen) || reaches(F, e->b, target, seen) || reaches(F, e->c, target, seen)) return true;
-  if (e->xs)
-    for (int i = 0; i < e->n; i++)
-      if (reaches(F, e->xs[i], target, seen)) return true;
-  return false;
-}
-
-/* The named functions used as values in e and in the bodies of the functions it calls
- * by name, registered (flan_fn_register) before a recursive function's body is lowered:
- * a dispatch on a datatype's function field (call_dispatch) early in the body must know
- * those met later in it, which may reach it through the recursion. */
-static void register_values(Fl *F, const NlExpr *e, FlDecls *seen) {
-  if (!e) return;
-  if (e->k == E_VAR && e->vk == VK_GLOBAL) {
-    const NlGlobal *g = &F->env->globals.v[e->slot];
-    NlType *gt = g->val.k == V_FN ? nesl_type_resolve(g->ty) : NULL;
-    NlType *id = gt && gt->k == TY_FUN && gt->fnid ? nesl_type_resolve(gt->fnid) : NULL;
-    if (id && id->k == TY_FNID && id->id >= 0) flan_fn_register(id->id, g->val);
-    return;
-  }
+  if (visit(F, e, arg)) return true;
   if (e->k == E_CALL && e->a->k == E_VAR && e->a->vk == VK_GLOBAL) {
     const NlGlobal *g = &F->env->globals.v[e->a->slot];
     if (g->val.k == V_FN && g->val.fn->k == FN_USER && g->val.fn->decl && g->val.fn->decl->body &&
         !in_set((void *const *)seen->v, seen->n, g->val.fn->decl)) {
       nz_vec_push(*seen, g->val.fn->decl);
-      register_values(F, g->val.fn->decl->body, seen);
+      if (walk_named(F, g->val.fn->decl->body, seen, visit, arg)) return true;
     }
-    register_values(F, e->b, seen);
-    return;
+    return walk_named(F, e->b, seen, visit, arg);
   }
-  register_values(F, e->a, seen);
-  register_values(F, e->b, seen);
-  register_values(F, e->c, seen);
+  if (walk_named(F, e->a, seen, visit, arg) || walk_named(F, e->b, seen, visit, arg) ||
+      walk_named(F, e->c, seen, visit, arg))
+    return true;
   if (e->xs)
-    for (int i = 0; i < e->n; i++) register_values(F, e->xs[i], seen);
+    for (int i = 0; i < e->n; i++)
+      if (walk_named(F, e->xs[i], seen, visit, arg)) return true;
+  return false;
 }
+
+/* a call of target by name */
+static bool calls_target(Fl *F, const NlExpr *e, void *target) {
+  if (e->k != E_CALL || e->a->k != E_VAR || e->a->vk != VK_GLOBAL) return false;
+  const NlGlobal *g = &F->env->globals.v[e->a->slot];
+  return g->val.k == V_FN && g->val.fn->k == FN_USER && g->val.fn->decl == target;
+}
+
+/* A named function used as a value: registered (flan_fn_register). Done over a
+ * recursive function's body before it is lowered: a dispatch on a datatype's function
+ * field (call_dispatch) early in the body must know those met later in it, which may
+ * reach it through the recursion. */
+static bool register_value(Fl *F, const NlExpr *e, void *arg) {
+  (void)arg;
+  if (e->k != E_VAR || e->vk != VK_GLOBAL) return false;
+  const NlGlobal *g = &F->env->globals.v[e->slot];
+  NlType *gt = g->val.k == V_FN ? nesl_type_resolve(g->ty) : NULL;
+  NlType *id = gt && gt->k == TY_FUN && gt->fnid ? nesl_type_resolve(gt->fnid) : NULL;
+  if (id && id->k == TY_FNID && id->id >= 0) flan_fn_register(id->id, g->val);
+  return false;
+}
+
+/* Whether source function src calls itself through named calls; recursion through
+ * function values is met while inlining (F->inlining) instead. Memoised per form (the
+ * names' definitions may change between forms). */
+static NZ_VEC(struct RecMemo { const NlDecl *d; bool rec; }) rec_memo;
+static FlDecls unrolled; /* recursive functions whose first level a main inlined */
 
 static bool recursive_fn(Fl *F, const NlDecl *src) {
   for (int i = 0; i < rec_memo.n; i++)
     if (rec_memo.v[i].d == src) return rec_memo.v[i].rec;
   FlDecls seen = {0};
-  bool rec = reaches(F, src->body, src, &seen);
+  bool rec = walk_named(F, src->body, &seen, calls_target, (void *)src);
   nz_vec_free(seen);
   struct RecMemo m = {src, rec};
   nz_vec_push(rec_memo, m);
@@ -1291,7 +1287,7 @@ static const char *instance(Fl *F, NlDecl *d, const NlDecl *src, uint64_t mask, 
   nz_vec_free(params);
   F->ctx = C;
   FlDecls seen = {0};
-  register_values(F, d->body, &seen);
+  walk_named(F, d->body, &seen, register_value, NULL);
   nz_vec_free(seen);
   FlVal r = lower(F, d->body);
   if (C) r = flan_lift(F, r, C);
@@ -1346,12 +1342,12 @@ static FlVal call_user(Fl *F, NlExpr *e, const NlDecl *src, NlType **targs, int 
   const FlTy *rt = ty(F, e->ty, e->loc);
   /* A function that is not recursive (not already being inlined) is inlined: its
    * body is lowered in the caller's context, so that fusion sees across the call. A
-   * recursive one is a call, except at its first call at the unlifted level of the
-   * forms' mains (the first in the program), where its first level is inlined (its arguments' sharing stays
-   * visible: barnes_hut's bh(ps, ps, box) ran 12 % faster under ilp-cg). Inlining the
-   * first level at every call site multiplied the code by the call sites (p3_karatsuba:
-   * 121,829 lines of C, 39,716 without), for little fusion: the body is behind the test
-   * that ends the recursion. */
+   * recursive one is a call, except at the program's first call of it at the unlifted
+   * level of a form's main, where its first level is inlined (the arguments' sharing
+   * stays visible: barnes_hut's bh(ps, ps, box) ran 12 % faster under ilp-cg).
+   * Inlining the first level at every call site multiplied the code by the call sites
+   * (p3_karatsuba: 121,829 lines of C, 46,552 now), for little fusion: the body is
+   * behind the test that ends the recursion. */
   bool rec = F->inlining.n >= 48;
   if (!rec && recursive_fn(F, src)) {
     rec = !F->in_main || F->ctx || in_set((void *const *)unrolled.v, unrolled.n, src);
